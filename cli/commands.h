@@ -1,0 +1,15 @@
+// One registration function per subcommand; each lives in its own cmd_*.cpp.
+// A subcommand's callback does its work through libsonde and throws
+// sonde::Error on failure; `exit_code` receives a non-error status (for
+// `record`, the workload's exit status).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace sonde::cli {
+
+void register_record(CLI::App& app, int& exit_code);
+void register_script(CLI::App& app, int& exit_code);
+void register_buildid_list(CLI::App& app, int& exit_code);
+
+}  // namespace sonde::cli

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Quick start (b): the whole test suite. Installs dependencies if missing,
+# builds, then runs every test under ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+cd build
+ctest --output-on-failure --timeout 900 -j1 "$@"

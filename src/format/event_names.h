@@ -1,0 +1,26 @@
+// Names of the generic software and hardware events, as perf spells them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "format/perf_abi.h"
+
+namespace sonde::perf {
+
+struct NamedEvent {
+  std::string_view name;
+  uint32_t type;    // PERF_TYPE_SOFTWARE or PERF_TYPE_HARDWARE
+  uint64_t config;
+};
+
+// Looks up "cpu-clock", "page-faults", "cycles", ... (with perf's aliases).
+std::optional<NamedEvent> find_generic_event(std::string_view name);
+
+// A readable name for an attr when the stream names none: the generic name,
+// or "type:config" in hex.
+std::string default_event_name(const perf_event_attr& attr);
+
+}  // namespace sonde::perf

@@ -1,0 +1,46 @@
+// Encoding and decoding of HEADER_FEATURE payloads (perf 6.1 header.c).
+// Strings are `u32 len` + text + NUL + zero padding to a multiple of 64.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/perf_abi.h"
+
+namespace sonde::perf {
+
+struct EventDesc {
+  perf_event_attr attr;
+  std::string name;
+  std::vector<uint64_t> ids;
+};
+
+class FeatureEncoder {
+ public:
+  FeatureEncoder& u32(uint32_t v) { return raw(&v, sizeof v); }
+  FeatureEncoder& u64(uint64_t v) { return raw(&v, sizeof v); }
+  FeatureEncoder& string(std::string_view s);
+  FeatureEncoder& string_list(const std::vector<std::string>& list);
+  FeatureEncoder& raw(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    bytes_.insert(bytes_.end(), b, b + n);
+    return *this;
+  }
+  std::span<const uint8_t> bytes() const { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+std::vector<uint8_t> encode_event_desc(const std::vector<EventDesc>& events);
+
+// Decoders return nullopt on any malformed or truncated payload.
+std::optional<std::string> decode_string(std::span<const uint8_t> payload);
+std::optional<std::vector<std::string>> decode_string_list(std::span<const uint8_t> payload);
+std::optional<std::vector<EventDesc>> decode_event_desc(std::span<const uint8_t> payload);
+
+}  // namespace sonde::perf

@@ -1,0 +1,295 @@
+// The on-disk (and in-ring-buffer) layout of perf.data records, as perf 6.1
+// reads them. Plain structs, checked with static_assert against the byte
+// offsets in shared/reference/perf-pipe-format.md. Variable-length tails
+// (filenames, sample fields) are not part of the structs; they are parsed by
+// bounds-checked readers.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sonde::perf {
+
+// perf_event_attr as perf 6.1 writes it: VER7, 128 bytes.
+inline constexpr uint32_t kAttrSize = 128;
+static_assert(sizeof(perf_event_attr) == kAttrSize, "linux-libc-dev 6.1 attr expected");
+
+inline constexpr uint64_t kMagic = 0x32454c4946524550ULL;         // "PERFILE2"
+inline constexpr uint64_t kMagicSwapped = 0x50455246494c4532ULL;  // other endianness
+inline constexpr uint64_t kPipeHeaderSize = 16;
+inline constexpr uint64_t kFileHeaderSize = 104;
+
+struct PipeHeader {
+  uint64_t magic;
+  uint64_t size;
+};
+static_assert(sizeof(PipeHeader) == 16);
+
+struct RecordHeader {
+  uint32_t type;
+  uint16_t misc;
+  uint16_t size;
+};
+static_assert(sizeof(RecordHeader) == 8);
+static_assert(offsetof(RecordHeader, misc) == 4 && offsetof(RecordHeader, size) == 6);
+
+// Record types: kernel 1..21, user 64..82 (perf 6.1's PERF_RECORD_HEADER_MAX = 83).
+enum RecordType : uint32_t {
+  kMmap = 1,
+  kLost = 2,
+  kComm = 3,
+  kExit = 4,
+  kThrottle = 5,
+  kUnthrottle = 6,
+  kFork = 7,
+  kRead = 8,
+  kSample = 9,
+  kMmap2 = 10,
+  kAux = 11,
+  kItraceStart = 12,
+  kLostSamples = 13,
+  kSwitch = 14,
+  kSwitchCpuWide = 15,
+  kNamespaces = 16,
+  kKsymbol = 17,
+  kBpfEvent = 18,
+  kCgroup = 19,
+  kTextPoke = 20,
+  kAuxOutputHwId = 21,
+  kMaxKernelType = 21,  // the highest kernel type perf 6.1 accepts
+
+  kHeaderAttr = 64,
+  kHeaderEventType = 65,
+  kHeaderTracingData = 66,
+  kHeaderBuildId = 67,
+  kFinishedRound = 68,
+  kIdIndex = 69,
+  kAuxtraceInfo = 70,
+  kAuxtrace = 71,
+  kAuxtraceError = 72,
+  kThreadMap = 73,
+  kCpuMap = 74,
+  kStatConfig = 75,
+  kStat = 76,
+  kStatRound = 77,
+  kEventUpdate = 78,
+  kTimeConv = 79,
+  kHeaderFeature = 80,
+  kCompressed = 81,
+  kFinishedInit = 82,
+  kMaxUserType = 82,
+};
+
+// header.misc bits
+inline constexpr uint16_t kMiscCpumodeMask = 7;
+inline constexpr uint16_t kMiscKernel = 1;
+inline constexpr uint16_t kMiscUser = 2;
+inline constexpr uint16_t kMiscHypervisor = 3;
+inline constexpr uint16_t kMiscGuestKernel = 4;
+inline constexpr uint16_t kMiscGuestUser = 5;
+inline constexpr uint16_t kMiscMmapData = 1 << 13;
+inline constexpr uint16_t kMiscCommExec = 1 << 13;
+inline constexpr uint16_t kMiscForkExec = 1 << 13;
+inline constexpr uint16_t kMiscMmapBuildId = 1 << 14;
+inline constexpr uint16_t kMiscBuildIdSize = 1 << 15;  // on HEADER_BUILD_ID only
+
+// Callchain context markers.
+inline constexpr uint64_t kContextHv = static_cast<uint64_t>(-32);
+inline constexpr uint64_t kContextKernel = static_cast<uint64_t>(-128);
+inline constexpr uint64_t kContextUser = static_cast<uint64_t>(-512);
+inline constexpr uint64_t kContextGuest = static_cast<uint64_t>(-2048);
+inline constexpr uint64_t kContextGuestKernel = static_cast<uint64_t>(-2176);
+inline constexpr uint64_t kContextGuestUser = static_cast<uint64_t>(-2560);
+inline constexpr uint64_t kContextMax = static_cast<uint64_t>(-4095);
+
+inline constexpr size_t kBuildIdMax = 20;
+
+// MMAP2 body up to the filename. The 24-byte union at +40 holds either the
+// inode form or the build-id form (misc bit 14); both have the same size so a
+// record can be rewritten in place.
+struct Mmap2Fixed {
+  RecordHeader header;
+  uint32_t pid, tid;
+  uint64_t addr;
+  uint64_t len;
+  uint64_t pgoff;
+  union {
+    struct {
+      uint32_t maj;
+      uint32_t min;
+      uint64_t ino;
+      uint64_t ino_generation;
+    } inode;
+    struct {
+      uint8_t build_id_size;
+      uint8_t reserved1;
+      uint16_t reserved2;
+      uint8_t build_id[kBuildIdMax];
+    } bid;
+  };
+  uint32_t prot, flags;
+  // char filename[] (NUL-terminated, padded to 8), then the sample_id trailer
+};
+static_assert(sizeof(Mmap2Fixed) == 72);
+static_assert(offsetof(Mmap2Fixed, pid) == 8);
+static_assert(offsetof(Mmap2Fixed, addr) == 16);
+static_assert(offsetof(Mmap2Fixed, pgoff) == 32);
+static_assert(offsetof(Mmap2Fixed, inode) == 40);
+static_assert(offsetof(Mmap2Fixed, prot) == 64);
+static_assert(offsetof(Mmap2Fixed, flags) == 68);
+
+struct MmapFixed {
+  RecordHeader header;
+  uint32_t pid, tid;
+  uint64_t addr;
+  uint64_t len;
+  uint64_t pgoff;
+  // char filename[]
+};
+static_assert(sizeof(MmapFixed) == 40);
+
+struct CommFixed {
+  RecordHeader header;
+  uint32_t pid, tid;
+  // char comm[]
+};
+static_assert(sizeof(CommFixed) == 16);
+
+// FORK and EXIT share one layout.
+struct ForkExit {
+  RecordHeader header;
+  uint32_t pid, ppid;
+  uint32_t tid, ptid;
+  uint64_t time;
+};
+static_assert(sizeof(ForkExit) == 32);
+
+struct Lost {
+  RecordHeader header;
+  uint64_t id;
+  uint64_t lost;
+};
+static_assert(sizeof(Lost) == 24);
+
+struct LostSamples {
+  RecordHeader header;
+  uint64_t lost;
+};
+static_assert(sizeof(LostSamples) == 16);
+
+struct ThrottleRecord {
+  RecordHeader header;
+  uint64_t time;
+  uint64_t id;
+  uint64_t stream_id;
+};
+static_assert(sizeof(ThrottleRecord) == 32);
+
+// HEADER_TRACING_DATA: the blob of `size` bytes follows the 16-byte record
+// and is not counted by header.size.
+struct TracingDataRecord {
+  RecordHeader header;
+  uint32_t size;
+  uint32_t pad;
+};
+static_assert(sizeof(TracingDataRecord) == 16);
+
+// HEADER_BUILD_ID (67).
+struct BuildIdRecordFixed {
+  RecordHeader header;
+  int32_t pid;
+  uint8_t build_id[kBuildIdMax];
+  uint8_t size;
+  uint8_t reserved1;
+  uint16_t reserved2;
+  // char filename[]
+};
+static_assert(sizeof(BuildIdRecordFixed) == 36);
+static_assert(offsetof(BuildIdRecordFixed, size) == 32);
+
+struct EventUpdateFixed {
+  RecordHeader header;
+  uint64_t type;
+  uint64_t id;
+  // payload
+};
+static_assert(sizeof(EventUpdateFixed) == 24);
+inline constexpr uint64_t kEventUpdateUnit = 0;
+inline constexpr uint64_t kEventUpdateScale = 1;
+inline constexpr uint64_t kEventUpdateName = 2;
+inline constexpr uint64_t kEventUpdateCpus = 3;
+
+struct FeatureFixed {
+  RecordHeader header;
+  uint64_t feat_id;
+};
+static_assert(sizeof(FeatureFixed) == 16);
+
+// AUXTRACE (71): `size` payload bytes follow the record.
+struct AuxtraceFixed {
+  RecordHeader header;
+  uint64_t size;
+};
+
+// Feature ids (perf 6.1 header.h). Pipe mode ends the features with kFeatLast.
+enum FeatureId : uint64_t {
+  kFeatTracingData = 1,
+  kFeatBuildId = 2,
+  kFeatHostname = 3,
+  kFeatOsRelease = 4,
+  kFeatVersion = 5,
+  kFeatArch = 6,
+  kFeatNrCpus = 7,
+  kFeatCpuDesc = 8,
+  kFeatCpuId = 9,
+  kFeatTotalMem = 10,
+  kFeatCmdline = 11,
+  kFeatEventDesc = 12,
+  kFeatCpuTopology = 13,
+  kFeatNumaTopology = 14,
+  kFeatBranchStack = 15,
+  kFeatPmuMappings = 16,
+  kFeatGroupDesc = 17,
+  kFeatAuxtrace = 18,
+  kFeatStat = 19,
+  kFeatCache = 20,
+  kFeatSampleTime = 21,
+  kFeatMemTopology = 22,
+  kFeatClockId = 23,
+  kFeatDirFormat = 24,
+  kFeatBpfProgInfo = 25,
+  kFeatBpfBtf = 26,
+  kFeatCompressed = 27,
+  kFeatCpuPmuCaps = 28,
+  kFeatClockData = 29,
+  kFeatHybridTopology = 30,
+  kFeatPmuCaps = 31,
+  kFeatLast = 32,  // the end marker in pipe mode; also the bitmap's size limit
+};
+
+// File-mode header (perf record without -o -). Read-only for sonde until the
+// file-mode writer exists.
+struct FileSection {
+  uint64_t offset;
+  uint64_t size;
+};
+struct FileHeader {
+  uint64_t magic;
+  uint64_t size;
+  uint64_t attr_size;
+  FileSection attrs;
+  FileSection data;
+  FileSection event_types;
+  uint64_t features[4];  // 256-bit bitmap
+};
+static_assert(sizeof(FileHeader) == 104);
+static_assert(offsetof(FileHeader, attrs) == 24);
+static_assert(offsetof(FileHeader, data) == 40);
+static_assert(offsetof(FileHeader, features) == 72);
+
+// Bit 34 of the attr flag word: the kernel's build-id-in-MMAP2 request.
+inline constexpr uint64_t kAttrFlagBuildId = 1ULL << 34;
+
+}  // namespace sonde::perf

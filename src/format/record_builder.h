@@ -1,0 +1,77 @@
+// Builds one record in a caller-owned byte buffer: header first, fields
+// appended, size patched when finished. Used for every record sonde
+// synthesizes (attrs, features, COMM/FORK/MMAP2 from /proc, ...).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "format/perf_abi.h"
+
+namespace sonde::perf {
+
+class RecordBuilder {
+ public:
+  RecordBuilder(uint32_t type, uint16_t misc) {
+    RecordHeader h{type, misc, 0};
+    put(h);
+  }
+
+  template <typename T>
+  RecordBuilder& put(const T& v) {
+    size_t at = bytes_.size();
+    bytes_.resize(at + sizeof(T));
+    std::memcpy(bytes_.data() + at, &v, sizeof(T));
+    return *this;
+  }
+  RecordBuilder& put_bytes(std::span<const uint8_t> b) {
+    if (b.empty()) return *this;
+    size_t at = bytes_.size();
+    bytes_.resize(at + b.size());
+    std::memcpy(bytes_.data() + at, b.data(), b.size());
+    return *this;
+  }
+  RecordBuilder& put_zeros(size_t n) {
+    bytes_.insert(bytes_.end(), n, 0);
+    return *this;
+  }
+  // A NUL-terminated string padded with zeros to a multiple of `align`
+  // (the kernel pads filenames and comms to 8).
+  RecordBuilder& put_cstring(std::string_view s, size_t align = 8) {
+    bytes_.insert(bytes_.end(), s.begin(), s.end());
+    size_t len = s.size() + 1;
+    size_t padded = (len + align - 1) / align * align;
+    return put_zeros(padded - s.size());
+  }
+  // perf's feature string: u32 len, text, NUL, zero padding to 64.
+  RecordBuilder& put_perf_string(std::string_view s) {
+    uint32_t len = static_cast<uint32_t>((s.size() + 1 + 63) / 64 * 64);
+    put(len);
+    bytes_.insert(bytes_.end(), s.begin(), s.end());
+    return put_zeros(len - s.size());
+  }
+  RecordBuilder& pad_to(size_t align) {
+    size_t rem = bytes_.size() % align;
+    if (rem) put_zeros(align - rem);
+    return *this;
+  }
+
+  size_t size() const { return bytes_.size(); }
+  // Patches header.size; returns false if the record does not fit in u16.
+  bool finish() {
+    if (bytes_.size() > 0xffff) return false;
+    uint16_t sz = static_cast<uint16_t>(bytes_.size());
+    std::memcpy(bytes_.data() + offsetof(RecordHeader, size), &sz, sizeof sz);
+    return true;
+  }
+  std::span<const uint8_t> bytes() const { return bytes_; }
+  std::vector<uint8_t>& raw() { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace sonde::perf

@@ -1,0 +1,251 @@
+#include "format/session.h"
+
+#include <bit>
+#include <cstring>
+
+#include "format/event_names.h"
+#include "format/features.h"
+#include "util/byte_reader.h"
+
+namespace sonde::perf {
+
+bool Session::observe(const RecordView& rec) {
+  switch (rec.header.type) {
+    case kHeaderAttr:
+      add_attr(rec);
+      return true;
+    case kHeaderFeature: {
+      if (rec.bytes.size() < sizeof(FeatureFixed)) return true;
+      uint64_t id = load<uint64_t>(rec.bytes.data() + 8);
+      auto payload = rec.bytes.subspan(sizeof(FeatureFixed));
+      features_[id].assign(payload.begin(), payload.end());
+      if (id == kFeatEventDesc) {
+        if (auto descs = decode_event_desc(payload)) {
+          for (size_t i = 0; i < descs->size() && i < events_.size(); ++i)
+            if (!(*descs)[i].name.empty()) events_[i].name = (*descs)[i].name;
+        }
+      }
+      return true;
+    }
+    case kEventUpdate: {
+      ByteReader r(rec.bytes);
+      RecordHeader h;
+      uint64_t type, id;
+      std::string_view name;
+      if (r.read(h) && r.read(type) && r.read(id) && type == kEventUpdateName && r.cstring(name)) {
+        if (auto* ev = event_for_id(id))
+          events_[ev->index].name = std::string(name);
+        else
+          pending_names_[id] = std::string(name);
+      }
+      return true;
+    }
+    case kHeaderTracingData:
+      tracing_data_.assign(rec.trailing.begin(), rec.trailing.end());
+      return true;
+    case kHeaderBuildId:
+    case kHeaderEventType:
+    case kIdIndex:
+    case kThreadMap:
+    case kCpuMap:
+    case kTimeConv:
+    case kFinishedInit:
+    case kStatConfig:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void Session::add_attr(const RecordView& rec) {
+  ByteReader r(rec.bytes);
+  r.skip(sizeof(RecordHeader));
+  EventInfo ev;
+  // attr.size tells how much of the record is the attr; never read past it.
+  if (r.remaining() < 8) return;
+  uint32_t attr_size = load<uint32_t>(r.pos() + 4);
+  if (attr_size < 64 || attr_size > r.remaining()) attr_size = static_cast<uint32_t>(std::min<size_t>(r.remaining(), kAttrSize));
+  std::memcpy(&ev.attr, r.pos(), std::min<size_t>(attr_size, sizeof ev.attr));
+  r.skip(attr_size);
+  while (r.remaining() >= 8) {
+    uint64_t id;
+    r.read(id);
+    ev.ids.push_back(id);
+  }
+  ev.index = events_.size();
+  ev.name = default_event_name(ev.attr);
+  for (uint64_t id : ev.ids) {
+    id_to_event_[id] = ev.index;
+    auto it = pending_names_.find(id);
+    if (it != pending_names_.end()) ev.name = it->second;
+  }
+  events_.push_back(std::move(ev));
+  if (events_.size() == 1) recompute_layout();
+}
+
+void Session::recompute_layout() {
+  sample_type_ = events_.front().attr.sample_type;
+  const uint64_t st = sample_type_;
+  // Position of the id inside a sample (perf's evsel id_pos).
+  if (st & PERF_SAMPLE_IDENTIFIER) {
+    sample_id_pos_ = 0;
+  } else if (st & PERF_SAMPLE_ID) {
+    int pos = 0;
+    for (uint64_t bit : {PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR})
+      if (st & bit) ++pos;
+    sample_id_pos_ = pos;
+  } else {
+    sample_id_pos_ = -1;
+  }
+  // The trailer: {pid,tid} TIME ID STREAM_ID {cpu,res} IDENTIFIER.
+  size_t n = 0;
+  for (uint64_t bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+                       PERF_SAMPLE_IDENTIFIER})
+    if (st & bit) ++n;
+  id_hdr_size_ = events_.front().attr.sample_id_all ? n * 8 : 0;
+  if (st & PERF_SAMPLE_IDENTIFIER) {
+    trailer_id_pos_ = 1;
+  } else if (st & PERF_SAMPLE_ID) {
+    int pos = 1;
+    if (st & PERF_SAMPLE_CPU) ++pos;
+    if (st & PERF_SAMPLE_STREAM_ID) ++pos;
+    trailer_id_pos_ = pos;
+  } else {
+    trailer_id_pos_ = -1;
+  }
+}
+
+const EventInfo* Session::event_for_id(uint64_t id) const {
+  auto it = id_to_event_.find(id);
+  return it == id_to_event_.end() ? nullptr : &events_[it->second];
+}
+
+namespace {
+
+bool read_regs(ByteReader& r, uint64_t mask, uint64_t& abi, std::span<const uint8_t>& regs) {
+  if (!r.read(abi)) return false;
+  if (abi == 0) return true;
+  return r.bytes(static_cast<size_t>(std::popcount(mask)) * 8, regs);
+}
+
+bool fail(std::string* why, const char* what) {
+  if (why) *why = what;
+  return false;
+}
+
+}  // namespace
+
+bool Session::decode_sample(const RecordView& rec, Sample& s, std::string* why) const {
+  if (events_.empty()) return fail(why, "sample before any event attribute");
+  s = Sample{};
+  s.misc = rec.header.misc;
+  const EventInfo* ev = nullptr;
+  auto body = rec.bytes.subspan(sizeof(RecordHeader));
+  if (events_.size() == 1) {
+    ev = &events_.front();
+  } else {
+    if (sample_id_pos_ < 0) return fail(why, "several events but samples carry no id");
+    size_t off = static_cast<size_t>(sample_id_pos_) * 8;
+    if (body.size() < off + 8) return fail(why, "sample too short for its id");
+    ev = event_for_id(load<uint64_t>(body.data() + off));
+    if (!ev) return fail(why, "sample names an unknown event id");
+  }
+  s.event = ev;
+  const perf_event_attr& a = ev->attr;
+  const uint64_t st = a.sample_type;
+  ByteReader r(body);
+  bool ok = true;
+  if (st & PERF_SAMPLE_IDENTIFIER) ok &= r.read(s.id);
+  if (st & PERF_SAMPLE_IP) ok &= r.read(s.ip);
+  if (st & PERF_SAMPLE_TID) ok &= r.read(s.pid) && r.read(s.tid);
+  if (st & PERF_SAMPLE_TIME) ok &= r.read(s.time);
+  if (st & PERF_SAMPLE_ADDR) ok &= r.read(s.addr);
+  if (st & PERF_SAMPLE_ID) ok &= r.read(s.id);
+  if (st & PERF_SAMPLE_STREAM_ID) ok &= r.read(s.stream_id);
+  if (st & PERF_SAMPLE_CPU) {
+    uint32_t res;
+    ok &= r.read(s.cpu) && r.read(res);
+  }
+  if (st & PERF_SAMPLE_PERIOD) ok &= r.read(s.period);
+  if (!ok) return fail(why, "sample shorter than its fixed fields");
+  if (st & PERF_SAMPLE_READ) {
+    const uint64_t rf = a.read_format;
+    size_t per_value = 1 + ((rf & PERF_FORMAT_ID) ? 1 : 0) + ((rf & (1u << 4)) ? 1 : 0);
+    size_t head = ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) + ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
+    if (rf & PERF_FORMAT_GROUP) {
+      uint64_t nr;
+      if (!r.read(nr) || nr > r.remaining() / 8 || !r.skip(8 * head) || nr > r.remaining() / (8 * per_value) ||
+          !r.skip(8 * per_value * nr))
+        return fail(why, "sample read_format block overruns the record");
+    } else if (!r.skip(8 * (head + per_value))) {
+      return fail(why, "sample read_format block overruns the record");
+    }
+  }
+  if (st & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t nr;
+    if (!r.read(nr) || nr > r.remaining() / 8 || !r.bytes(nr * 8, s.callchain))
+      return fail(why, "sample callchain overruns the record");
+  }
+  if (st & PERF_SAMPLE_RAW) {
+    uint32_t size;
+    if (!r.read(size) || !r.bytes(size, s.raw)) return fail(why, "sample raw data overruns the record");
+  }
+  if (st & PERF_SAMPLE_BRANCH_STACK) {
+    uint64_t nr;
+    if (!r.read(nr)) return fail(why, "sample branch stack overruns the record");
+    if (a.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) r.skip(8);
+    if (nr > r.remaining() / 24 || !r.skip(nr * 24)) return fail(why, "sample branch stack overruns the record");
+  }
+  if (st & PERF_SAMPLE_REGS_USER) {
+    if (!read_regs(r, a.sample_regs_user, s.regs_abi, s.regs_user)) return fail(why, "sample user registers overrun the record");
+  }
+  if (st & PERF_SAMPLE_STACK_USER) {
+    uint64_t size;
+    if (!r.read(size)) return fail(why, "sample user stack overruns the record");
+    if (size) {
+      if (size > r.remaining() || !r.bytes(size, s.stack_user) || !r.read(s.stack_dyn_size))
+        return fail(why, "sample user stack overruns the record");
+      if (s.stack_dyn_size < s.stack_user.size()) s.stack_user = s.stack_user.first(s.stack_dyn_size);
+    }
+  }
+  // Later fields (weight, data_src, ...) are not used by sonde; a sample that
+  // is long enough for what sonde reads is accepted.
+  return true;
+}
+
+bool Session::decode_sample_id(const RecordView& rec, SampleId& out) const {
+  out = SampleId{};
+  if (id_hdr_size_ == 0 || rec.bytes.size() < sizeof(RecordHeader) + id_hdr_size_) return false;
+  ByteReader r(rec.bytes.data() + rec.bytes.size() - id_hdr_size_, id_hdr_size_);
+  const uint64_t st = sample_type_;
+  if (st & PERF_SAMPLE_TID) r.read(out.pid), r.read(out.tid);
+  if (st & PERF_SAMPLE_TIME) r.read(out.time);
+  if (st & PERF_SAMPLE_ID) r.read(out.id);
+  if (st & PERF_SAMPLE_STREAM_ID) r.read(out.stream_id);
+  if (st & PERF_SAMPLE_CPU) {
+    uint32_t res;
+    r.read(out.cpu), r.read(res);
+  }
+  if (st & PERF_SAMPLE_IDENTIFIER) r.read(out.id);
+  return true;
+}
+
+std::span<const uint8_t> Session::feature(FeatureId id) const {
+  auto it = features_.find(id);
+  if (it == features_.end()) return {};
+  return it->second;
+}
+
+std::optional<std::string> Session::feature_string(FeatureId id) const {
+  auto f = feature(id);
+  if (f.empty()) return std::nullopt;
+  return decode_string(f);
+}
+
+std::optional<std::vector<std::string>> Session::feature_string_list(FeatureId id) const {
+  auto f = feature(id);
+  if (f.empty()) return std::nullopt;
+  return decode_string_list(f);
+}
+
+}  // namespace sonde::perf

@@ -1,0 +1,84 @@
+#include "format/stream_reader.h"
+
+#include "format/byte_source.h"
+#include "format/file_mode_reader.h"
+#include "util/byte_reader.h"
+#include "util/error.h"
+
+namespace sonde::perf {
+
+namespace {
+
+// Records whose payload continues after header.size bytes.
+uint64_t trailing_size(const RecordHeader& h, const uint8_t* rec) {
+  if (h.type == kHeaderTracingData && h.size >= 12) return load<uint32_t>(rec + 8);
+  if (h.type == kAuxtrace && h.size >= 16) return load<uint64_t>(rec + 8);
+  return 0;
+}
+
+class PipeStreamReader : public RecordReader {
+ public:
+  explicit PipeStreamReader(std::unique_ptr<ByteSource> src) : src_(std::move(src)) {
+    input_size_ = src_->size();
+    src_->consume(kPipeHeaderSize);
+    position_ = src_->offset();
+  }
+
+  bool next(RecordView& out) override {
+    if (done_) return false;
+    if (!src_->ensure(sizeof(RecordHeader))) return stop_truncated();
+    RecordHeader h = load<RecordHeader>(src_->data());
+    if (h.size < sizeof(RecordHeader)) {
+      error_ = fmt::format("bad record header size {} at offset {:#x}", h.size, src_->offset());
+      done_ = true;
+      return false;
+    }
+    if (!src_->ensure(h.size)) return stop_truncated();
+    uint64_t extra = trailing_size(h, src_->data());
+    if (extra > (1ULL << 32)) {
+      error_ = fmt::format("record at offset {:#x} claims {} trailing bytes", src_->offset(), extra);
+      done_ = true;
+      return false;
+    }
+    if (!src_->ensure(h.size + extra)) return stop_truncated();
+    out.header = h;
+    out.offset = src_->offset();
+    out.bytes = {src_->data(), h.size};
+    out.trailing = {src_->data() + h.size, static_cast<size_t>(extra)};
+    src_->consume(h.size + extra);
+    position_ = src_->offset();
+    if (h.type > kMaxUserType || (h.type > kMaxKernelType && h.type < kHeaderAttr)) ++unknown_records_;
+    return true;
+  }
+
+ private:
+  bool stop_truncated() {
+    truncated_bytes_ = src_->available();
+    position_ = src_->offset() + truncated_bytes_;
+    done_ = true;
+    return false;
+  }
+
+  std::unique_ptr<ByteSource> src_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<RecordReader> open_recording(const std::string& path) {
+  auto src = std::make_unique<ByteSource>(path);
+  const std::string name = path == "-" ? "standard input" : path;
+  if (!src->ensure(sizeof(PipeHeader))) {
+    if (src->available() == 0) throw_runtime("{} is empty: no recording to read", name);
+    throw_runtime("{} is not a perf.data recording: only {} bytes", name, src->available());
+  }
+  auto h = load<PipeHeader>(src->data());
+  if (h.magic == kMagicSwapped)
+    throw_runtime("{} was recorded on a machine of the other byte order, which sonde does not read", name);
+  if (h.magic != kMagic) throw_runtime("{} is not a perf.data recording (bad magic)", name);
+  if (h.size == kPipeHeaderSize) return std::make_unique<PipeStreamReader>(std::move(src));
+  if (h.size == kFileHeaderSize) return open_file_mode(std::move(src), name);
+  throw_runtime("{} has an unknown perf.data header size {}", name, h.size);
+}
+
+}  // namespace sonde::perf

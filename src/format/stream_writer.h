@@ -1,0 +1,56 @@
+// Writes perf's pipe-mode stream. The same bytes go to a file, a pipe or
+// stdout: nothing is ever seeked or patched, records are appended whole, so
+// the output is valid at every record boundary that reached the fd.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/perf_abi.h"
+#include "util/fd.h"
+
+namespace sonde::perf {
+
+class StreamWriter {
+ public:
+  // Takes ownership of fd (unless it is stdout, which is left open).
+  explicit StreamWriter(int fd);
+  ~StreamWriter();
+  StreamWriter(const StreamWriter&) = delete;
+  StreamWriter& operator=(const StreamWriter&) = delete;
+
+  void write_pipe_header();
+  // HEADER_ATTR: the 128-byte attr followed by its ids.
+  void write_attr(const perf_event_attr& attr, std::span<const uint64_t> ids);
+  // HEADER_FEATURE with an already encoded payload. Features that would not
+  // fit the u16 size are skipped (perf 6.1 would corrupt the stream); returns
+  // false then.
+  bool write_feature(FeatureId id, std::span<const uint8_t> payload);
+  void write_features_end() { write_feature(kFeatLast, {}); }
+  void write_event_update_name(uint64_t id, std::string_view name);
+  // HEADER_TRACING_DATA: the 16-byte record, then the blob padded to 8.
+  void write_tracing_data(std::span<const uint8_t> blob);
+  void write_finished_round();
+  void write_finished_init();
+
+  // Appends one complete record (header.size must equal bytes.size()).
+  void write_record(std::span<const uint8_t> bytes) { append(bytes.data(), bytes.size()); }
+  void write_record(const void* data, size_t size) { append(data, size); }
+
+  // Pushes buffered bytes to the fd. Throws sonde::Error on a write failure.
+  void flush();
+  uint64_t bytes_written() const { return written_ + buf_.size(); }
+
+ private:
+  void append(const void* data, size_t size);
+
+  int fd_;
+  bool owns_fd_;
+  std::vector<uint8_t> buf_;
+  uint64_t written_ = 0;
+};
+
+}  // namespace sonde::perf

@@ -1,0 +1,73 @@
+#include "util/fs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <random>
+
+#include "util/error.h"
+#include "util/fd.h"
+
+namespace sonde {
+
+std::optional<std::string> read_small_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+std::optional<std::string> read_first_line(const std::string& path) {
+  auto text = read_small_file(path);
+  if (!text) return std::nullopt;
+  auto nl = text->find('\n');
+  if (nl != std::string::npos) text->resize(nl);
+  return text;
+}
+
+void make_dirs(const std::string& path) {
+  if (path.empty()) return;
+  std::string cur;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    cur = path.substr(0, pos);
+    if (cur.empty()) continue;
+    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+      throw_runtime("cannot create directory {}: {}", cur, errno_text(errno));
+  }
+}
+
+void write_file_atomic(const std::string& path, const std::string& data) {
+  std::random_device rd;
+  std::string tmp = fmt::format("{}.tmp.{}.{:x}", path, ::getpid(), rd());
+  {
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (!fd) throw_runtime("cannot create {}: {}", tmp, errno_text(errno));
+    if (!write_all(fd.get(), data.data(), data.size())) {
+      int err = errno;
+      ::unlink(tmp.c_str());
+      throw_runtime("cannot write {}: {}", tmp, errno_text(err));
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    throw_runtime("cannot rename {} to {}: {}", tmp, path, errno_text(err));
+  }
+}
+
+}  // namespace sonde

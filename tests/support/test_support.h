@@ -1,0 +1,48 @@
+// Shared helpers for sonde's tests: run programs and capture their output,
+// scratch folders that clean up, fixtures compiled at test time with gcc.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sonde::test {
+
+struct RunResult {
+  int exit_code = -1;  // the exit status, or 128+signal
+  std::string out;
+  std::string err;
+};
+
+// Runs argv (no shell), optionally feeding `input` on stdin.
+RunResult run(const std::vector<std::string>& argv, const std::string& input = "");
+// Runs a shell command line with /bin/sh -c.
+RunResult sh(const std::string& command);
+
+std::string sonde_bin();
+std::string demo_bin();
+std::string fixtures_dir();
+
+// A fresh folder under the build tree, removed (recursively) on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Compiles tests/fixtures/<source> with gcc into `out` (extra flags appended).
+// Fails the current test (via ADD_FAILURE) and returns false on error.
+bool compile_fixture(const std::string& source, const std::string& out, const std::string& flags = "");
+
+// Splits text into lines.
+std::vector<std::string> lines(const std::string& text);
+// Number of lines containing `needle`.
+size_t count_lines_with(const std::string& text, const std::string& needle);
+
+}  // namespace sonde::test
