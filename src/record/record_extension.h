@@ -1,0 +1,63 @@
+// How extra event sources plug into `sonde record` without the recorder
+// knowing what they are. The SDT support (src/probe) is one: it opens
+// per-CPU bpf-output events fed by a BPF program, and needs to hear about
+// the target's processes and mappings to attach probes in objects loaded
+// later (dlopen).
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "elf/build_id.h"
+#include "format/features.h"
+
+namespace sonde::record {
+
+// What is being recorded, known before the stream header is written.
+struct RecordTarget {
+  std::vector<pid_t> pids;        // -p targets (thread-group ids), or the forked workload once it exists
+  std::vector<pid_t> tids;        // -t targets
+  bool system_wide = false;       // -a / -C
+  std::vector<int> cpus;          // the CPUs events are opened on
+  std::string command_path;       // -- CMD: the resolved executable ("" otherwise)
+  pid_t workload_pid = -1;        // -- CMD: the forked child, stopped before exec
+};
+
+class RecordExtension {
+ public:
+  virtual ~RecordExtension() = default;
+
+  // Called once the target is known and before the stream header is written.
+  // `base` is the attr of the recorder's first event: extension events must
+  // use the same sample_type and sample_id_all so every record parses with
+  // one sample_id layout. Throws sonde::Error to abort the recording.
+  virtual void prepare(const RecordTarget& target, const perf_event_attr& base) = 0;
+
+  // HEADER_ATTR records (attr, ids, name) to write for this extension. The
+  // ids must not collide with kernel event ids (use values >= 1<<62).
+  virtual std::vector<perf::EventDesc> attrs() = 0;
+
+  // Per-CPU perf event fds (index = position in target.cpus) whose ring
+  // buffers the recorder maps and drains. Owned by the extension.
+  virtual std::vector<int> ring_fds() = 0;
+
+  // A SAMPLE drained from one of ring_fds, in a writable copy: the extension
+  // may rewrite it in place (e.g. its IDENTIFIER to name the probe). Return
+  // false to drop it.
+  virtual bool rewrite_sample(std::span<uint8_t> record) = 0;
+
+  // Process and mapping events as the recorder sees them.
+  virtual void on_fork(pid_t /*pid*/, pid_t /*ppid*/) {}
+  virtual void on_exit(pid_t /*pid*/) {}
+  virtual void on_exec_mapping(pid_t /*pid*/, const std::string& /*path*/, const BuildId& /*id*/) {}
+
+  // Detach everything. Called on every way out of the recording.
+  virtual void stop() = 0;
+};
+
+}  // namespace sonde::record
