@@ -1,0 +1,80 @@
+// The build-id cache, laid out like perf's ~/.debug so perf and sonde share it:
+//
+//   ROOT/.build-id/XX/REST -> ../../ABS/PATH/BUILDID        (symlink)
+//   ROOT/ABS/PATH/BUILDID/elf                               (hard link, reflink or copy)
+//   ROOT/ABS/PATH/BUILDID/probes                            (SDT engineer's file)
+//   ROOT/[kernel.kallsyms]/BUILDID/kallsyms                 (kernel symbols)
+//
+// Every write goes to a unique temporary name in the target folder and is
+// renamed into place, so concurrent writers leave a valid cache. Nothing is
+// ever written outside ROOT: build-ids must be hex, paths must be absolute and
+// free of "." / ".." components. Lookups verify the cached file's build-id.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "elf/build_id.h"
+
+namespace sonde {
+
+class BuildIdCache {
+ public:
+  // `root` is the cache folder (need not exist yet; created on first write).
+  explicit BuildIdCache(std::string root);
+
+  // --buildid-dir DIR if given (non-empty), else $SONDE_BUILDID_DIR, else
+  // $HOME/.debug.
+  static std::string default_root(const std::string& cli_dir = "");
+
+  const std::string& root() const { return root_; }
+
+  struct Entry {
+    BuildId build_id;
+    std::string path;  // the original absolute path ("[kernel.kallsyms]" for the kernel)
+    std::string dir;   // ROOT/PATH/BUILDID
+  };
+
+  // Adds an ELF object (symlinks resolved to the real file, as perf does).
+  // Returns the entry. Throws sonde::Error (runtime) with a one-line reason
+  // when the file is missing, has no build-id or the cache cannot be written.
+  Entry add(const std::string& path);
+  // Same, when the caller already knows the build-id (e.g. the recorder): the
+  // file is still verified before it is linked in.
+  Entry add(const std::string& path, const BuildId& expected);
+  // Stores a kernel symbol file under [kernel.kallsyms]/BUILDID/kallsyms.
+  Entry add_kallsyms(const BuildId& kernel_id, const std::string& kallsyms_path = "/proc/kallsyms");
+
+  // Removes the .build-id link and the BUILDID folder. false if absent.
+  bool remove(const BuildId& id);
+  // Every entry of .build-id/ whose link points to a folder in the cache.
+  // Malformed links are skipped (listed in *skipped when non-null).
+  std::vector<Entry> list(std::vector<std::string>* skipped = nullptr) const;
+  // Removes entries whose original file no longer exists; returns them.
+  std::vector<Entry> purge_missing();
+
+  // The entry of a build-id, if its link exists and is well-formed.
+  std::optional<Entry> find(const BuildId& id) const;
+  // Path of the cached `elf` (or another file name, e.g. "debug",
+  // "kallsyms") for `id`, only if present and, for ELF files, its build-id
+  // matches. nullopt and *reason (when non-null) otherwise.
+  std::optional<std::string> lookup(const BuildId& id, std::string_view file = "elf",
+                                    std::string* reason = nullptr) const;
+
+  // ROOT/PATH/BUILDID for an absolute, normalized path; nullopt when the path
+  // is not acceptable (relative, "..", empty components).
+  std::optional<std::string> entry_dir(const std::string& abs_path, const BuildId& id) const;
+
+ private:
+  Entry link_in(const std::string& real_path, const BuildId& id, const std::string& file_name,
+                bool is_elf);
+  std::string root_;
+};
+
+// True for a path that can safely be appended under the cache root: absolute,
+// no "." or ".." components, no empty components, no NUL.
+bool is_safe_cache_path(std::string_view abs_path);
+
+}  // namespace sonde

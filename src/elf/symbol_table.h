@@ -1,0 +1,55 @@
+// A sorted function-symbol table for one object, searched by binary search.
+// Names are views: into the ELF string tables (the ElfFiles added must outlive
+// the table) or into the table's own arena for synthesized names (func@plt,
+// kallsyms, perf maps).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "elf/string_arena.h"
+
+namespace sonde {
+
+class ElfFile;
+
+struct TableSymbol {
+  uint64_t addr = 0;
+  uint64_t size = 0;  // 0 only while building; finalize() fills gaps
+  std::string_view name;
+};
+
+class SymbolTable {
+ public:
+  // Function symbols (STT_FUNC, STT_GNU_IFUNC) of .symtab and .dynsym, and one
+  // `name@plt` per PLT slot (.plt / .plt.sec from .rela.plt). Addresses are
+  // link-time virtual addresses.
+  void add_elf(const ElfFile& file, bool with_plt = true);
+  // A symbol with a name the table must own (copied into its arena).
+  void add_owned(uint64_t addr, uint64_t size, std::string_view name);
+  // A symbol whose name storage outlives the table.
+  void add_view(uint64_t addr, uint64_t size, std::string_view name);
+
+  // Sorts by address, drops duplicates (preferring sized, global .symtab
+  // names), and gives zero-sized symbols the gap to the next one (capped at
+  // `max_gap` so a stray label does not swallow unrelated code).
+  void finalize(uint64_t max_gap = 4096);
+
+  // The symbol containing `vaddr`, or nullptr. Requires finalize().
+  const TableSymbol* find(uint64_t vaddr) const;
+  size_t index_of(const TableSymbol* s) const { return static_cast<size_t>(s - syms_.data()); }
+
+  std::span<const TableSymbol> symbols() const { return syms_; }
+  size_t size() const { return syms_.size(); }
+  bool empty() const { return syms_.empty(); }
+
+ private:
+  std::vector<TableSymbol> syms_;
+  std::vector<uint8_t> prio_;  // while building: lower wins among duplicates
+  StringArena arena_;
+  uint8_t next_prio_ = 0;
+};
+
+}  // namespace sonde
