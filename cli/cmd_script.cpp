@@ -1,11 +1,54 @@
+// sonde script: one line per sample, then its frames.
+#include <cstdio>
+
 #include "commands.h"
+#include "format/stream_reader.h"
+#include "report/recording_walker.h"
+#include "report/script_printer.h"
 #include "util/error.h"
 
 namespace sonde::cli {
 
+namespace {
+
+struct ScriptArgs {
+  std::string input = "sonde.data";
+  bool no_symbols = false;
+  bool build_ids = false;
+  size_t max_stack = 0;
+};
+
+void run_script(const ScriptArgs& args) {
+  auto reader = perf::open_recording(args.input);
+  report::RecordingWalker walker(*reader);
+  report::ScriptOptions opts;
+  opts.symbols = !args.no_symbols;
+  opts.build_ids = args.build_ids;
+  opts.max_stack = args.max_stack;
+  report::ScriptPrinter printer(walker, nullptr, opts, stdout);
+  walker.run([&](const perf::Sample& s) { printer.print(s); });
+  printer.flush();
+  const auto& st = walker.stats();
+  if (st.lost_samples) std::fprintf(stderr, "sonde script: %llu samples were lost while recording\n", (unsigned long long)st.lost_samples);
+  if (st.bad_samples)
+    std::fprintf(stderr, "sonde script: skipped %llu malformed samples (first: %s)\n", (unsigned long long)st.bad_samples,
+                 st.first_bad_sample.c_str());
+  if (st.truncated_bytes)
+    std::fprintf(stderr, "sonde script: the recording ends with an incomplete record; ignored its last %llu bytes\n",
+                 (unsigned long long)st.truncated_bytes);
+  if (!st.stop_error.empty()) throw_runtime("{}: {}", args.input, st.stop_error);
+}
+
+}  // namespace
+
 void register_script(CLI::App& app, int& /*exit_code*/) {
-  auto* cmd = app.add_subcommand("script", "TODO");
-  cmd->callback([] { throw_runtime("script is not implemented yet"); });
+  auto args = std::make_shared<ScriptArgs>();
+  auto* cmd = app.add_subcommand("script", "Print every sample of a recording with its call chain");
+  cmd->add_option("-i,--input", args->input, "Recording to read, - for standard input")->capture_default_str();
+  cmd->add_flag("--no-symbols", args->no_symbols, "Raw frames: address, dso+file offset and build-id");
+  cmd->add_flag("--build-ids", args->build_ids, "Append each frame's build-id");
+  cmd->add_option("--max-stack", args->max_stack, "Print at most this many frames per sample (0: all)");
+  cmd->callback([args] { run_script(*args); });
 }
 
 }  // namespace sonde::cli

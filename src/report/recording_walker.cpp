@@ -1,0 +1,108 @@
+#include "report/recording_walker.h"
+
+#include <cstring>
+
+#include "util/byte_reader.h"
+
+namespace sonde::report {
+
+using namespace sonde::perf;
+
+uint64_t RecordingWalker::record_time(const RecordView& rec) const {
+  if (rec.header.type == kSample) {
+    Sample s;
+    if (session_.decode_sample(rec, s)) return s.time;
+    return 0;
+  }
+  if (rec.header.type > kMaxKernelType) return 0;
+  SampleId sid;
+  if (session_.decode_sample_id(rec, sid)) return sid.time;
+  return 0;
+}
+
+void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record) {
+  switch (rec.header.type) {
+    case kSample: {
+      std::string why;
+      if (session_.decode_sample(rec, sample_, &why)) {
+        ++stats_.samples;
+        on_sample(sample_);
+      } else {
+        if (stats_.bad_samples++ == 0) stats_.first_bad_sample = why;
+      }
+      return;
+    }
+    case kLost:
+      if (rec.bytes.size() >= sizeof(Lost)) stats_.lost_samples += load<uint64_t>(rec.bytes.data() + 16);
+      break;
+    case kLostSamples:
+      if (rec.bytes.size() >= sizeof(LostSamples)) stats_.lost_samples += load<uint64_t>(rec.bytes.data() + 8);
+      break;
+    default:
+      break;
+  }
+  space_.on_record(rec, session_);
+  if (on_record) on_record(rec);
+}
+
+void RecordingWalker::flush_until(uint64_t limit, const SampleFn& on_sample, const RecordFn& on_record) {
+  if (queue_.empty()) return;
+  auto mid = std::stable_partition(queue_.begin(), queue_.end(), [&](const Queued& q) { return q.time <= limit; });
+  std::stable_sort(queue_.begin(), mid, [](const Queued& a, const Queued& b) {
+    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+  });
+  for (auto it = queue_.begin(); it != mid; ++it) {
+    const uint8_t* p = arena_.data() + it->offset;
+    RecordView rec{load<RecordHeader>(p), {p, it->size}, {}, 0};
+    deliver(rec, on_sample, on_record);
+  }
+  // Keep the rest, compacted into a fresh arena.
+  next_arena_.clear();
+  std::vector<Queued> rest(mid, queue_.end());
+  for (auto& q : rest) {
+    size_t at = next_arena_.size();
+    next_arena_.resize(at + q.size);
+    std::memcpy(next_arena_.data() + at, arena_.data() + q.offset, q.size);
+    q.offset = at;
+  }
+  arena_.swap(next_arena_);
+  queue_.swap(rest);
+}
+
+void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
+                          const std::function<void(uint64_t, uint64_t)>& progress) {
+  RecordView rec;
+  while (reader_.next(rec)) {
+    ++stats_.records;
+    if (progress && (stats_.records & 0xffff) == 0) progress(reader_.position(), reader_.input_size());
+    if (session_.observe(rec)) {
+      if (rec.header.type == kHeaderBuildId) space_.on_record(rec, session_);
+      continue;
+    }
+    if (rec.header.type == kFinishedRound) {
+      flush_until(limit_, on_sample, on_record);
+      limit_ = max_time_;
+      continue;
+    }
+    if (rec.header.type > kMaxUserType || (rec.header.type > kMaxKernelType && rec.header.type < kHeaderAttr)) {
+      continue;  // unknown: counted by the reader, skipped here
+    }
+    uint64_t t = record_time(rec);
+    if (t == 0 || t == UINT64_MAX || rec.header.type >= kHeaderAttr) {
+      deliver(rec, on_sample, on_record);
+      continue;
+    }
+    max_time_ = std::max(max_time_, t);
+    size_t at = arena_.size();
+    arena_.resize(at + rec.bytes.size());
+    std::memcpy(arena_.data() + at, rec.bytes.data(), rec.bytes.size());
+    queue_.push_back({t, seq_++, at, rec.bytes.size()});
+  }
+  flush_until(UINT64_MAX, on_sample, on_record);
+  stats_.truncated_bytes = reader_.truncated_bytes();
+  stats_.stop_error = reader_.error();
+  stats_.unknown_records = reader_.unknown_records();
+  if (progress) progress(reader_.position(), reader_.input_size());
+}
+
+}  // namespace sonde::report

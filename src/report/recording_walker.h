@@ -1,0 +1,71 @@
+// Walks a recording the way perf's ordered-events queue does: metadata is
+// taken at once; timestamped records are queued and delivered in time order
+// when a FINISHED_ROUND makes it safe (everything up to the previous round's
+// highest timestamp), so a sample always sees the mappings that preceded it
+// even when they came from another CPU's buffer.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "format/session.h"
+#include "format/stream_reader.h"
+#include "report/address_space.h"
+
+namespace sonde::report {
+
+struct WalkStats {
+  uint64_t records = 0;
+  uint64_t samples = 0;
+  uint64_t lost_samples = 0;   // from LOST and LOST_SAMPLES records
+  uint64_t bad_samples = 0;    // samples that did not decode
+  std::string first_bad_sample;  // why the first one failed
+  uint64_t truncated_bytes = 0;
+  uint64_t unknown_records = 0;
+  std::string stop_error;       // a malformed record ended the input early
+};
+
+class RecordingWalker {
+ public:
+  using SampleFn = std::function<void(const perf::Sample&)>;
+  using RecordFn = std::function<void(const perf::RecordView&)>;
+
+  explicit RecordingWalker(perf::RecordReader& reader) : reader_(reader) {}
+
+  // Delivers every sample in time order. `on_record` (optional) sees every
+  // non-metadata record in the same order, after the address space has.
+  // `progress` (optional) is called now and then with (position, size).
+  void run(const SampleFn& on_sample, const RecordFn& on_record = nullptr,
+           const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
+
+  const perf::Session& session() const { return session_; }
+  const AddressSpace& space() const { return space_; }
+  const WalkStats& stats() const { return stats_; }
+
+ private:
+  struct Queued {
+    uint64_t time;
+    uint64_t seq;
+    size_t offset;  // into arena_
+    size_t size;
+  };
+  void deliver(const perf::RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record);
+  void flush_until(uint64_t limit, const SampleFn& on_sample, const RecordFn& on_record);
+  uint64_t record_time(const perf::RecordView& rec) const;
+
+  perf::RecordReader& reader_;
+  perf::Session session_;
+  AddressSpace space_;
+  WalkStats stats_;
+  std::vector<Queued> queue_;
+  std::vector<uint8_t> arena_, next_arena_;
+  uint64_t seq_ = 0;
+  uint64_t max_time_ = 0;
+  uint64_t limit_ = 0;
+  perf::Sample sample_;
+};
+
+}  // namespace sonde::report

@@ -1,0 +1,73 @@
+#include "report/script_printer.h"
+
+#include "util/error.h"
+
+namespace sonde::report {
+
+using namespace sonde::perf;
+
+ScriptPrinter::ScriptPrinter(const RecordingWalker& walker, FrameSymbols* symbols, ScriptOptions options,
+                             std::FILE* out)
+    : walker_(walker), symbols_(symbols), options_(options), out_(out) {}
+
+ScriptPrinter::~ScriptPrinter() {
+  try {
+    flush();
+  } catch (...) {
+  }
+}
+
+void ScriptPrinter::flush() {
+  if (buf_.size() == 0) return;
+  size_t n = std::fwrite(buf_.data(), 1, buf_.size(), out_);
+  buf_.clear();
+  if (n == 0 || std::fflush(out_) != 0) throw_runtime("cannot write the output: {}", errno_text(errno));
+}
+
+void ScriptPrinter::print_frame(const Frame& f, uint32_t pid) {
+  auto out = std::back_inserter(buf_);
+  std::string_view dso = f.map ? f.map->path : std::string_view("[unknown]");
+  if (options_.symbols && symbols_) {
+    SymbolName sym = symbols_->symbolize(f, pid);
+    if (!sym.dso.empty()) dso = sym.dso;
+    if (!sym.name.empty())
+      fmt::format_to(out, "\t{:>16x} {}+{:#x} ({})", f.addr, sym.name, sym.offset, dso);
+    else
+      fmt::format_to(out, "\t{:>16x} [unknown] ({})", f.addr, dso);
+  } else if (f.map) {
+    // Raw mode: everything needed to symbolize later, elsewhere.
+    fmt::format_to(out, "\t{:>16x} {}+{:#x} {}\n", f.addr, dso, f.file_offset,
+                   f.map->build_id.empty() ? "-" : f.map->build_id.hex());
+    return;
+  } else {
+    fmt::format_to(out, "\t{:>16x} [unknown]\n", f.addr);
+    return;
+  }
+  if (options_.build_ids && f.map) fmt::format_to(out, " {}", f.map->build_id.empty() ? "-" : f.map->build_id.hex());
+  buf_.push_back('\n');
+}
+
+void ScriptPrinter::print(const Sample& s) {
+  auto out = std::back_inserter(buf_);
+  std::string_view comm = walker_.space().comm(s.pid, s.tid);
+  if (comm.empty()) comm = ":" ;
+  const std::string& event = s.event->name;
+  fmt::format_to(out, "{:>16} {:>7}/{:<7} [{:03}] {}.{:06}: {:>10} {}:", comm, s.pid, s.tid, s.cpu,
+                 s.time / 1000000000, (s.time % 1000000000) / 1000, s.period, event);
+  if (s.event->attr.type == PERF_TYPE_TRACEPOINT && !s.raw.empty()) {
+    if (!formats_loaded_) {
+      formats_ = parse_tracing_data(walker_.session().tracing_data());
+      formats_loaded_ = true;
+    }
+    auto it = formats_.find(s.event->attr.config);
+    if (it != formats_.end()) fmt::format_to(out, " {}", format_tracepoint_fields(it->second, s.raw));
+  }
+  if (extra_ && extra_(s, extra_text_)) fmt::format_to(out, " {}", extra_text_);
+  buf_.push_back('\n');
+  sample_frames(s, walker_.space(), frames_, options_.max_stack);
+  for (const Frame& f : frames_) print_frame(f, s.pid);
+  buf_.push_back('\n');
+  if (buf_.size() > (1 << 16)) flush();
+}
+
+}  // namespace sonde::report

@@ -1,0 +1,52 @@
+// `sonde script` output: one header line per sample, perf-script-like, then
+// one line per frame, then a blank line; FlameGraph's stackcollapse-perf.pl
+// reads it.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "format/tracepoint_format.h"
+#include "report/frame_symbols.h"
+#include "report/recording_walker.h"
+
+namespace sonde::report {
+
+struct ScriptOptions {
+  bool symbols = true;    // false: raw addresses with dso+offset and build-id
+  bool build_ids = false;  // append the build-id to each frame
+  size_t max_stack = 0;
+};
+
+class ScriptPrinter {
+ public:
+  // Extra per-sample text (e.g. decoded SDT arguments); return false if none.
+  using ExtraFields = std::function<bool(const perf::Sample&, std::string&)>;
+
+  ScriptPrinter(const RecordingWalker& walker, FrameSymbols* symbols, ScriptOptions options, std::FILE* out);
+  ~ScriptPrinter();
+  void set_extra_fields(ExtraFields f) { extra_ = std::move(f); }
+  void print(const perf::Sample& s);
+  void flush();
+
+ private:
+  void print_frame(const Frame& f, uint32_t pid);
+
+  const RecordingWalker& walker_;
+  FrameSymbols* symbols_;
+  ScriptOptions options_;
+  std::FILE* out_;
+  fmt::memory_buffer buf_;
+  std::vector<Frame> frames_;
+  std::string extra_text_;
+  bool formats_loaded_ = false;
+  std::unordered_map<uint64_t, perf::TracepointFormat> formats_;
+  ExtraFields extra_;
+};
+
+}  // namespace sonde::report
