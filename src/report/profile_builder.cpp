@@ -1,0 +1,254 @@
+#include "report/profile_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "format/features.h"
+#include "report/frames.h"
+#include "report/recording_walker.h"
+#include "report/symbol_resolver.h"
+
+namespace sonde::report {
+
+using namespace sonde::perf;
+
+bool ProfileFilter::accepts_event(std::string_view name) const {
+  if (events.empty()) return true;
+  return std::find(events.begin(), events.end(), name) != events.end();
+}
+
+namespace {
+
+std::string event_unit(const perf_event_attr& a) {
+  if (a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK))
+    return "nanoseconds";
+  return "events";
+}
+
+class Builder {
+ public:
+  Builder(Symbolizer& sym, const ProfileOptions& opts) : resolver_(sym), opts_(opts) {}
+
+  void on_sample(const Sample& s, const AddressSpace& space) {
+    const auto& f = opts_.filter;
+    if (!event_ok(*s.event)) return;
+    if (!f.pids.empty() && std::find(f.pids.begin(), f.pids.end(), s.pid) == f.pids.end()) return;
+    if (!f.tids.empty() && std::find(f.tids.begin(), f.tids.end(), s.tid) == f.tids.end()) return;
+    if (s.time && (s.time < f.time_start || s.time > f.time_end)) return;
+    std::string_view comm = space.comm(s.pid, s.tid);
+    if (!f.comms.empty() && std::find(f.comms.begin(), f.comms.end(), comm) == f.comms.end()) return;
+
+    if (opts_.callchains) {
+      sample_frames(s, space, frames_, opts_.max_stack);
+    } else {
+      Sample leaf = s;
+      leaf.callchain = {};
+      sample_frames(leaf, space, frames_, 1);
+    }
+    // Root to leaf through the prefix tree.
+    uint32_t node = UINT32_MAX;
+    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) node = child(node, location(*it, s.pid));
+
+    uint32_t ev = event_index(*s.event);
+    auto& pe = profile_.events[ev];
+    pe.samples += 1;
+    pe.period += s.period;
+    StringId comm_id = comm_id_for(comm);
+    SampleKey key{ev, s.pid, s.tid, s.cpu, comm_id, node};
+    auto [it, fresh] = sample_index_.try_emplace(key, static_cast<uint32_t>(profile_.samples.size()));
+    if (fresh) {
+      ProfileSample ps;
+      ps.event = ev, ps.pid = s.pid, ps.tid = s.tid, ps.cpu = s.cpu, ps.comm = comm_id, ps.stack = node;
+      ps.first_time = s.time;
+      profile_.samples.push_back(ps);
+    }
+    auto& ps = profile_.samples[it->second];
+    ps.count += 1;
+    ps.period += s.period;
+  }
+
+  Profile take() { return std::move(profile_); }
+  Profile& profile() { return profile_; }
+
+ private:
+  struct SampleKey {
+    uint32_t event, pid, tid, cpu, comm, node;
+    bool operator==(const SampleKey&) const = default;
+  };
+  struct SampleKeyHash {
+    size_t operator()(const SampleKey& k) const {
+      uint64_t h = k.node;
+      for (uint32_t v : {k.event, k.pid, k.tid, k.cpu, k.comm}) h = (h ^ v) * 0x100000001b3ULL;
+      return static_cast<size_t>(h);
+    }
+  };
+  struct LocKey {
+    uint32_t map;
+    uint64_t where;
+    bool operator==(const LocKey&) const = default;
+  };
+  struct LocKeyHash {
+    size_t operator()(const LocKey& k) const { return std::hash<uint64_t>()(k.where * 0x9e3779b97f4a7c15ULL ^ k.map); }
+  };
+
+  bool event_ok(const EventInfo& e) {
+    if (e.index >= event_ok_.size()) event_ok_.resize(e.index + 1, -1);
+    int8_t& v = event_ok_[e.index];
+    if (v < 0) v = opts_.filter.accepts_event(e.name) ? 1 : 0;
+    return v == 1;
+  }
+
+  uint32_t event_index(const EventInfo& e) {
+    if (e.index >= event_map_.size()) event_map_.resize(e.index + 1, UINT32_MAX);
+    uint32_t& v = event_map_[e.index];
+    if (v == UINT32_MAX) {
+      v = static_cast<uint32_t>(profile_.events.size());
+      profile_.events.push_back({e.name, event_unit(e.attr), 0, 0});
+    }
+    return v;
+  }
+
+  StringId comm_id_for(std::string_view comm) {
+    if (comm.data() == last_comm_.data() && comm.size() == last_comm_.size()) return last_comm_id_;
+    last_comm_ = comm;
+    last_comm_id_ = profile_.intern(comm);
+    return last_comm_id_;
+  }
+
+  uint32_t mapping(const Mapping* m) {
+    if (m->index >= mapping_map_.size()) mapping_map_.resize(m->index + 1, UINT32_MAX);
+    uint32_t& v = mapping_map_[m->index];
+    if (v == UINT32_MAX) {
+      ProfileMapping pm;
+      pm.start = m->start, pm.end = m->end, pm.pgoff = m->pgoff;
+      pm.path = profile_.intern(m->path);
+      pm.build_id = m->build_id.empty() ? 0 : profile_.intern(m->build_id.hex());
+      pm.kernel = m->kernel;
+      v = static_cast<uint32_t>(profile_.mappings.size());
+      profile_.mappings.push_back(pm);
+    }
+    return v;
+  }
+
+  uint32_t function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
+    // Resolved symbols are one function per (object, symbol address);
+    // unresolved addresses each get a placeholder named after the address.
+    std::string key = r.resolved() ? fmt::format("{}\x1f{:x}\x1f{}", r.dso, r.symbol_addr, r.name)
+                                   : fmt::format("{}\x1f?{:x}", f.map ? f.map->path : "", f.map ? f.file_offset : f.addr);
+    auto it = function_index_.find(key);
+    if (it != function_index_.end()) return it->second;
+    ProfileFunction fn;
+    fn.mapping = pm;
+    fn.resolved = r.resolved();
+    if (r.resolved()) {
+      fn.name = profile_.intern(r.name);
+      fn.raw_name = profile_.intern(r.raw_name.empty() ? r.name : r.raw_name);
+    } else {
+      fn.name = profile_.intern(fmt::format("{:#018x}", f.map && !f.kernel ? f.file_offset : f.addr));
+      fn.raw_name = fn.name;
+    }
+    uint32_t id = static_cast<uint32_t>(profile_.functions.size());
+    profile_.functions.push_back(fn);
+    function_index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  uint32_t location(const Frame& f, uint32_t pid) {
+    LocKey k{f.map ? f.map->index : (f.kernel ? UINT32_MAX - 1 : UINT32_MAX), f.map ? f.file_offset : f.addr};
+    if (!f.map && !f.kernel) k.where = f.addr ^ (uint64_t(pid) << 48);
+    auto it = location_index_.find(k);
+    if (it != location_index_.end()) return it->second;
+    const ResolvedSymbol& r = resolver_.resolve(f, pid);
+    ProfileLocation loc;
+    loc.mapping = f.map ? mapping(f.map) : UINT32_MAX;
+    loc.address = f.addr;
+    loc.file_offset = f.map ? f.file_offset : 0;
+    loc.kernel = f.kernel;
+    loc.function = function(r, f, loc.mapping);
+    loc.symbol_offset = r.offset;
+    if ((opts_.inline_frames || opts_.srclines) && r.resolved()) add_lines(loc, f, pid);
+    uint32_t id = static_cast<uint32_t>(profile_.locations.size());
+    profile_.locations.push_back(std::move(loc));
+    location_index_.emplace(k, id);
+    return id;
+  }
+
+  void add_lines(ProfileLocation& loc, const Frame& f, uint32_t pid) {
+    ObjectHandle h = resolver_.handle(f, pid);
+    if (!h.valid()) return;
+    uint64_t key = resolver_.lookup_key(f, h);
+    Symbolizer& sym = resolver_.symbolizer();
+    auto outer_line = sym.srcline(h, key);
+    if (opts_.inline_frames && sym.inline_frames(h, key, inlines_) > 0) {
+      // Innermost first: each inlined function, then the outer symbol.
+      uint32_t line = outer_line ? outer_line->line : 0;
+      for (const auto& in : inlines_) {
+        ProfileFunction fn;
+        fn.name = fn.raw_name = profile_.intern(in.function);
+        fn.mapping = loc.mapping;
+        fn.resolved = true;
+        uint32_t fid = static_cast<uint32_t>(profile_.functions.size());
+        profile_.functions.push_back(fn);
+        loc.lines.push_back({fid, line});
+        line = in.call_line;
+      }
+      loc.lines.push_back({loc.function, line});
+    } else if (outer_line) {
+      profile_.functions[loc.function].file = profile_.intern(outer_line->file);
+      loc.lines.push_back({loc.function, outer_line->line});
+    }
+  }
+
+  uint32_t child(uint32_t parent, uint32_t loc) {
+    uint64_t key = (uint64_t(parent) << 32) | loc;
+    auto [it, fresh] = node_index_.try_emplace(key, static_cast<uint32_t>(profile_.nodes.size()));
+    if (fresh) {
+      uint32_t depth = parent == UINT32_MAX ? 0 : profile_.nodes[parent].depth + 1;
+      profile_.nodes.push_back({parent, loc, depth});
+    }
+    return it->second;
+  }
+
+  SymbolResolver resolver_;
+  const ProfileOptions& opts_;
+  Profile profile_;
+  std::vector<Frame> frames_;
+  std::vector<InlineFrame> inlines_;
+  std::vector<int8_t> event_ok_;
+  std::vector<uint32_t> event_map_;
+  std::vector<uint32_t> mapping_map_;
+  std::unordered_map<std::string, uint32_t> function_index_;
+  std::unordered_map<LocKey, uint32_t, LocKeyHash> location_index_;
+  std::unordered_map<uint64_t, uint32_t> node_index_;
+  std::unordered_map<SampleKey, uint32_t, SampleKeyHash> sample_index_;
+  std::string_view last_comm_;
+  StringId last_comm_id_ = 0;
+};
+
+}  // namespace
+
+Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const ProfileOptions& options) {
+  RecordingWalker walker(reader);
+  Builder b(symbolizer, options);
+  walker.run([&](const Sample& s) { b.on_sample(s, walker.space()); }, nullptr, options.progress);
+  Profile& p = b.profile();
+  const auto& session = walker.session();
+  p.hostname = session.feature_string(kFeatHostname).value_or("");
+  p.os_release = session.feature_string(kFeatOsRelease).value_or("");
+  p.arch = session.feature_string(kFeatArch).value_or("");
+  p.cpu_desc = session.feature_string(kFeatCpuDesc).value_or("");
+  if (auto cmd = session.feature_string_list(kFeatCmdline)) {
+    for (const auto& a : *cmd) p.cmdline += (p.cmdline.empty() ? "" : " ") + a;
+  }
+  p.lost_samples = walker.stats().lost_samples;
+  p.truncated_bytes = walker.stats().truncated_bytes;
+  p.notes = symbolizer.notes();
+  if (!walker.stats().stop_error.empty()) p.notes.push_back("input ended early: " + walker.stats().stop_error);
+  if (walker.stats().bad_samples)
+    p.notes.push_back(fmt::format("skipped {} malformed samples ({})", walker.stats().bad_samples, walker.stats().first_bad_sample));
+  return b.take();
+}
+
+}  // namespace sonde::report

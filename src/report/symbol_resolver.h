@@ -1,0 +1,48 @@
+// Frames → symbols through the Symbolizer, with the two caches that make a
+// report fast: one object handle per mapping, and one resolved symbol per
+// (mapping, file offset) — profiles hit the same few thousand addresses
+// millions of times.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "report/frame_symbols.h"
+#include "report/frames.h"
+#include "symbol/symbolizer.h"
+
+namespace sonde::report {
+
+class SymbolResolver : public FrameSymbols {
+ public:
+  explicit SymbolResolver(Symbolizer& symbolizer) : sym_(symbolizer) {}
+
+  // The symbol for a frame; the reference stays valid until the next call.
+  const ResolvedSymbol& resolve(const Frame& f, uint32_t pid);
+  // The object handle behind a frame (invalid for frames without one).
+  ObjectHandle handle(const Frame& f, uint32_t pid);
+  // The value Symbolizer::lookup expects for this frame's object.
+  uint64_t lookup_key(const Frame& f, ObjectHandle h) const;
+
+  SymbolName symbolize(const Frame& f, uint32_t pid) override;
+  Symbolizer& symbolizer() { return sym_; }
+
+ private:
+  Symbolizer& sym_;
+  std::vector<ObjectHandle> by_mapping_;  // index: Mapping::index
+  ObjectHandle kernel_{};
+  bool kernel_known_ = false;
+  struct Key {
+    uint32_t map;
+    uint64_t offset;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.offset * 0x9e3779b97f4a7c15ULL ^ k.map); }
+  };
+  std::unordered_map<Key, ResolvedSymbol, KeyHash> cache_;
+  ResolvedSymbol unresolved_;
+};
+
+}  // namespace sonde::report
