@@ -8,7 +8,7 @@ PACKAGES=(
   libzstd-dev zlib1g-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libprotobuf-dev protobuf-compiler libbpf-dev clang llvm
   libgtest-dev libgmock-dev libbenchmark-dev
-  systemtap-sdt-dev linux-perf binutils
+  systemtap-sdt-dev linux-perf binutils liblzma-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,0 +1,70 @@
+// sonde buildid-cache: manage the perf-compatible build-id cache.
+#include <cstdio>
+#include <sys/stat.h>
+
+#include "cache/buildid_cache.h"
+#include "commands.h"
+#include "util/error.h"
+
+namespace sonde::cli {
+
+namespace {
+
+struct BuildIdCacheArgs {
+  std::vector<std::string> add;
+  std::vector<std::string> remove;
+  bool list = false;
+  bool purge_missing = false;
+  std::string dir;
+};
+
+int run_buildid_cache(const BuildIdCacheArgs& a) {
+  int actions = !a.add.empty() + !a.remove.empty() + a.list + a.purge_missing;
+  if (actions == 0) throw_usage("buildid-cache: give one of --add, --remove, --list, --purge-missing");
+  BuildIdCache cache(BuildIdCache::default_root(a.dir));
+  int rc = 0;
+  for (const auto& path : a.add) {
+    try {
+      cache.add(path);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "sonde buildid-cache: %s\n", e.what());
+      rc = 1;
+    }
+  }
+  for (const auto& arg : a.remove) {
+    // A build-id, or the path of an ELF file whose build-id to remove.
+    std::optional<BuildId> id = BuildId::from_hex(arg);
+    struct stat st;
+    if (!id && stat(arg.c_str(), &st) == 0) id = read_build_id(arg);
+    if (!id) throw_usage("buildid-cache: --remove {}: not a build-id (2-40 hex digits) nor an ELF file with one", arg);
+    if (!cache.remove(*id)) {
+      std::fprintf(stderr, "sonde buildid-cache: %s is not in %s\n", id->hex().c_str(), cache.root().c_str());
+      rc = 1;
+    }
+  }
+  if (a.purge_missing) {
+    for (const auto& e : cache.purge_missing())
+      std::printf("purged %s %s\n", e.build_id.hex().c_str(), e.path.c_str());
+  }
+  if (a.list) {
+    std::vector<std::string> skipped;
+    for (const auto& e : cache.list(&skipped)) std::printf("%s %s\n", e.build_id.hex().c_str(), e.path.c_str());
+    for (const auto& s : skipped) std::fprintf(stderr, "sonde buildid-cache: skipped malformed entry %s\n", s.c_str());
+  }
+  return rc;
+}
+
+}  // namespace
+
+void register_buildid_cache(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<BuildIdCacheArgs>();
+  auto* cmd = app.add_subcommand("buildid-cache", "Manage the build-id cache (perf-compatible, default ~/.debug)");
+  cmd->add_option("-a,--add", args->add, "ELF files to add")->expected(1, -1);
+  cmd->add_option("-r,--remove", args->remove, "Build-ids (or files) to remove")->expected(1, -1);
+  cmd->add_flag("-l,--list", args->list, "List cached build-ids and their original paths");
+  cmd->add_flag("--purge-missing", args->purge_missing, "Remove entries whose original file is gone");
+  cmd->add_option("--buildid-dir", args->dir, "Cache root (default: $SONDE_BUILDID_DIR, else $HOME/.debug)");
+  cmd->callback([args, &exit_code] { exit_code = run_buildid_cache(*args); });
+}
+
+}  // namespace sonde::cli

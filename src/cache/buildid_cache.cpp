@@ -1,0 +1,270 @@
+#include "cache/buildid_cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include "util/error.h"
+#include "util/fd.h"
+#include "util/fs.h"
+
+namespace sonde {
+
+namespace {
+
+std::string unique_suffix() {
+  // pid + counter + random: unique across concurrent processes and threads.
+  static std::atomic<uint64_t> counter{0};
+  static const uint64_t salt = std::random_device{}();
+  return fmt::format(".tmp.{}.{}.{:x}", getpid(), counter++, salt & 0xffffff);
+}
+
+bool is_hex_id(std::string_view s) {
+  if (s.size() < 2 || s.size() > 40 || s.size() % 2) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+// Copies src to dst (a new file): reflink when the file system can, else a
+// plain copy. Hard links are tried by the caller first.
+bool clone_or_copy(const std::string& src, const std::string& dst) {
+  UniqueFd in(::open(src.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!in) return false;
+  UniqueFd out(::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!out) return false;
+  if (ioctl(out.get(), FICLONE, in.get()) == 0) return true;
+  char buf[1 << 16];
+  while (true) {
+    ssize_t n = ::read(in.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    if (!write_all(out.get(), buf, static_cast<size_t>(n))) return false;
+  }
+  struct stat st;
+  if (fstat(in.get(), &st) == 0) fchmod(out.get(), st.st_mode & 0755);
+  return true;
+}
+
+// Atomically places a symlink `link_path` -> `target`.
+void symlink_atomic(const std::string& target, const std::string& link_path) {
+  std::string tmp = link_path + unique_suffix();
+  if (symlink(target.c_str(), tmp.c_str()) != 0)
+    throw_runtime("cannot create {}: {}", tmp, errno_text(errno));
+  if (rename(tmp.c_str(), link_path.c_str()) != 0) {
+    int e = errno;
+    unlink(tmp.c_str());
+    throw_runtime("cannot create {}: {}", link_path, errno_text(e));
+  }
+}
+
+std::optional<std::string> read_link(const std::string& path) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink(path.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+bool is_safe_cache_path(std::string_view p) {
+  if (p.empty() || p.front() != '/' || p.find('\0') != std::string_view::npos) return false;
+  size_t i = 1;
+  while (i <= p.size()) {
+    size_t j = p.find('/', i);
+    if (j == std::string_view::npos) j = p.size();
+    std::string_view comp = p.substr(i, j - i);
+    if (comp.empty() || comp == "." || comp == "..") return false;
+    i = j + 1;
+  }
+  return true;
+}
+
+BuildIdCache::BuildIdCache(std::string root) : root_(std::move(root)) {
+  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+}
+
+std::string BuildIdCache::default_root(const std::string& cli_dir) {
+  if (!cli_dir.empty()) return cli_dir;
+  if (const char* e = getenv("SONDE_BUILDID_DIR"); e && *e) return e;
+  const char* home = getenv("HOME");
+  return std::string(home && *home ? home : "/root") + "/.debug";
+}
+
+std::optional<std::string> BuildIdCache::entry_dir(const std::string& abs_path, const BuildId& id) const {
+  if (!is_safe_cache_path(abs_path) || id.empty()) return std::nullopt;
+  return root_ + abs_path + "/" + id.hex();
+}
+
+BuildIdCache::Entry BuildIdCache::add(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::canonical(path, ec);
+  if (ec) throw_runtime("cannot add {}: {}", path, ec.message());
+  auto id = read_build_id(real.string());
+  if (!id || id->empty()) throw_runtime("cannot add {}: no build-id (not an ELF file with a GNU build-id note)", path);
+  return link_in(real.string(), *id, "elf", true);
+}
+
+BuildIdCache::Entry BuildIdCache::add(const std::string& path, const BuildId& expected) {
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::canonical(path, ec);
+  if (ec) throw_runtime("cannot add {}: {}", path, ec.message());
+  auto id = read_build_id(real.string());
+  if (!id || !(*id == expected))
+    throw_runtime("cannot add {}: build-id mismatch (file has {}, expected {})", path,
+                  id ? id->hex() : "none", expected.hex());
+  return link_in(real.string(), *id, "elf", true);
+}
+
+BuildIdCache::Entry BuildIdCache::add_kallsyms(const BuildId& kernel_id, const std::string& kallsyms_path) {
+  if (kernel_id.empty()) throw_runtime("cannot cache kallsyms: no kernel build-id");
+  auto text = read_small_file(kallsyms_path);
+  if (!text) throw_runtime("cannot read {}: {}", kallsyms_path, errno_text(errno));
+  Entry e{kernel_id, "[kernel.kallsyms]", root_ + "/[kernel.kallsyms]/" + kernel_id.hex()};
+  make_dirs(e.dir);
+  write_file_atomic(e.dir + "/kallsyms", *text);
+  std::string hex = kernel_id.hex();
+  make_dirs(root_ + "/.build-id/" + hex.substr(0, 2));
+  symlink_atomic("../../[kernel.kallsyms]/" + hex, root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
+  return e;
+}
+
+BuildIdCache::Entry BuildIdCache::link_in(const std::string& real_path, const BuildId& id,
+                                          const std::string& file_name, bool /*is_elf*/) {
+  auto dir = entry_dir(real_path, id);
+  if (!dir) throw_runtime("cannot add {}: path not usable in the cache", real_path);
+  make_dirs(*dir);
+  std::string dst = *dir + "/" + file_name;
+  // An existing verified copy is kept: a second writer has nothing to do.
+  if (auto cur = read_build_id(dst); !(cur && *cur == id)) {
+    std::string tmp = dst + unique_suffix();
+    if (link(real_path.c_str(), tmp.c_str()) != 0 && !clone_or_copy(real_path, tmp)) {
+      int e = errno;
+      unlink(tmp.c_str());
+      throw_runtime("cannot add {} to {}: {}", real_path, root_, errno_text(e));
+    }
+    if (rename(tmp.c_str(), dst.c_str()) != 0) {
+      int e = errno;
+      unlink(tmp.c_str());
+      throw_runtime("cannot add {} to {}: {}", real_path, root_, errno_text(e));
+    }
+  }
+  std::string hex = id.hex();
+  std::string link_dir = root_ + "/.build-id/" + hex.substr(0, 2);
+  make_dirs(link_dir);
+  std::string target = "../.." + real_path + "/" + hex;
+  std::string link_path = link_dir + "/" + hex.substr(2);
+  if (read_link(link_path) != target) symlink_atomic(target, link_path);
+  return Entry{id, real_path, *dir};
+}
+
+std::optional<BuildIdCache::Entry> BuildIdCache::find(const BuildId& id) const {
+  if (id.empty()) return std::nullopt;
+  std::string hex = id.hex();
+  auto target = read_link(root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
+  if (!target) return std::nullopt;
+  // Expected: ../../ABS/PATH/HEX. Anything else (absolute, "..", another
+  // build-id) is ignored so a planted link cannot lead outside the root.
+  const std::string prefix = "../..";
+  std::string suffix = "/" + hex;
+  if (target->rfind(prefix, 0) != 0 || target->size() <= prefix.size() + suffix.size() ||
+      target->compare(target->size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  std::string path = target->substr(prefix.size(), target->size() - prefix.size() - suffix.size());
+  if (path == "/[kernel.kallsyms]" || path == "/[vdso]") {
+    return Entry{id, path.substr(1), root_ + path + suffix};
+  }
+  if (!is_safe_cache_path(path)) return std::nullopt;
+  return Entry{id, path, root_ + path + suffix};
+}
+
+std::optional<std::string> BuildIdCache::lookup(const BuildId& id, std::string_view file,
+                                                std::string* reason) const {
+  auto e = find(id);
+  if (!e) {
+    if (reason) *reason = fmt::format("build-id {} not in cache {}", id.hex(), root_);
+    return std::nullopt;
+  }
+  if (file.find('/') != std::string_view::npos || file == ".." || file.empty()) return std::nullopt;
+  std::string p = e->dir + "/" + std::string(file);
+  struct stat st;
+  if (stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (reason) *reason = fmt::format("{}: {}", p, errno_text(errno ? errno : ENOENT));
+    return std::nullopt;
+  }
+  if (file == "elf" || file == "debug") {
+    auto got = read_build_id(p);
+    if (!got || !(*got == id)) {
+      if (reason)
+        *reason = fmt::format("{}: cached file {} (build-id {})", p, got ? "does not match" : "is not a valid ELF",
+                              got ? got->hex() : "none");
+      return std::nullopt;
+    }
+  }
+  return p;
+}
+
+std::vector<BuildIdCache::Entry> BuildIdCache::list(std::vector<std::string>* skipped) const {
+  std::vector<Entry> out;
+  std::string base = root_ + "/.build-id";
+  std::error_code ec;
+  for (const auto& sub : std::filesystem::directory_iterator(base, ec)) {
+    std::string xx = sub.path().filename().string();
+    if (xx.size() != 2 || !is_hex_id(xx)) continue;
+    std::error_code ec2;
+    for (const auto& ent : std::filesystem::directory_iterator(sub.path(), ec2)) {
+      std::string rest = ent.path().filename().string();
+      auto id = is_hex_id(xx + rest) ? BuildId::from_hex(xx + rest) : std::nullopt;
+      std::optional<Entry> e = id ? find(*id) : std::nullopt;
+      if (!e) {
+        if (skipped) skipped->push_back(ent.path().string());
+        continue;
+      }
+      out.push_back(std::move(*e));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
+    return a.path != b.path ? a.path < b.path : a.build_id.hex() < b.build_id.hex();
+  });
+  return out;
+}
+
+bool BuildIdCache::remove(const BuildId& id) {
+  auto e = find(id);
+  std::string hex = id.hex();
+  std::string link_path = root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
+  bool had_link = unlink(link_path.c_str()) == 0;
+  if (!e) return had_link;
+  std::error_code ec;
+  // e->dir was validated by find(): inside the root, ending in the build-id.
+  std::filesystem::remove_all(e->dir, ec);
+  // Drop now-empty parent folders up to the root, as perf does.
+  std::filesystem::path p = std::filesystem::path(e->dir).parent_path();
+  while (p.string().size() > root_.size() && rmdir(p.c_str()) == 0) p = p.parent_path();
+  return true;
+}
+
+std::vector<BuildIdCache::Entry> BuildIdCache::purge_missing() {
+  std::vector<Entry> purged;
+  for (auto& e : list()) {
+    if (e.path.front() != '/') continue;  // kernel, vdso: no original file to check
+    struct stat st;
+    if (stat(e.path.c_str(), &st) == 0) continue;
+    if (remove(e.build_id)) purged.push_back(std::move(e));
+  }
+  return purged;
+}
+
+}  // namespace sonde

@@ -1,0 +1,150 @@
+#include "elf/symbol_table.h"
+
+#include <gelf.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "elf/elf_file.h"
+
+namespace sonde {
+
+namespace {
+
+// Duplicate symbols at one address: a sized global .symtab name beats a
+// local one, which beats .dynsym (same name usually) and PLT names.
+constexpr uint8_t kPrioSymtabGlobal = 0;
+constexpr uint8_t kPrioSymtabLocal = 1;
+constexpr uint8_t kPrioDynsym = 2;
+constexpr uint8_t kPrioOwned = 3;
+
+bool is_function(const GElf_Sym& s) {
+  int t = GELF_ST_TYPE(s.st_info);
+  return (t == STT_FUNC || t == STT_GNU_IFUNC) && s.st_shndx != SHN_UNDEF && s.st_value != 0;
+}
+
+}  // namespace
+
+void SymbolTable::add_view(uint64_t addr, uint64_t size, std::string_view name) {
+  syms_.push_back({addr, size, name});
+  prio_.push_back(kPrioOwned);
+}
+
+void SymbolTable::add_owned(uint64_t addr, uint64_t size, std::string_view name) {
+  add_view(addr, size, arena_.add(name));
+}
+
+void SymbolTable::add_elf(const ElfFile& file, bool with_plt) {
+  Elf* elf = file.elf();
+  Elf_Scn* scn = nullptr;
+  Elf_Scn* dynsym_scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh)) continue;
+    if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) continue;
+    if (sh.sh_type == SHT_DYNSYM) dynsym_scn = scn;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data || !data->d_buf || sh.sh_entsize == 0) continue;
+    size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 1; i < n; ++i) {
+      GElf_Sym s;
+      if (!gelf_getsym(data, static_cast<int>(i), &s) || !is_function(s)) continue;
+      // elf_strptr checks st_name against the string table's bounds.
+      const char* name = elf_strptr(elf, sh.sh_link, s.st_name);
+      if (!name || !*name) continue;
+      syms_.push_back({s.st_value, s.st_size, name});
+      uint8_t prio = sh.sh_type == SHT_DYNSYM ? kPrioDynsym
+                     : GELF_ST_BIND(s.st_info) == STB_LOCAL ? kPrioSymtabLocal
+                                                            : kPrioSymtabGlobal;
+      prio_.push_back(prio);
+    }
+  }
+  if (!with_plt) return;
+
+  // PLT slots: .rela.plt entry i is served by slot i of .plt.sec (IBT
+  // layout) or slot i+1 of .plt (slot 0 is the resolver stub). x86-64/i386
+  // slots are 16 bytes.
+  auto rela = file.section_info(".rela.plt");
+  auto plt_sec = file.section_info(".plt.sec");
+  auto plt = file.section_info(".plt");
+  if (!rela || rela->type != SHT_RELA || !dynsym_scn || (!plt && !plt_sec)) return;
+  GElf_Ehdr eh;
+  if (!gelf_getehdr(elf, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_386)) return;
+  Elf_Scn* rela_scn = nullptr;
+  {
+    size_t shstrndx = 0;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
+    Elf_Scn* s = nullptr;
+    while ((s = elf_nextscn(elf, s)) != nullptr) {
+      GElf_Shdr sh;
+      const char* n = gelf_getshdr(s, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+      if (n && std::string_view(n) == ".rela.plt") {
+        rela_scn = s;
+        break;
+      }
+    }
+  }
+  if (!rela_scn) return;
+  GElf_Shdr dyn_sh;
+  Elf_Data* rdata = elf_getdata(rela_scn, nullptr);
+  Elf_Data* ddata = elf_getdata(dynsym_scn, nullptr);
+  if (!rdata || !rdata->d_buf || !ddata || !ddata->d_buf || !gelf_getshdr(dynsym_scn, &dyn_sh)) return;
+  const uint64_t slot = 16;
+  const uint64_t base = plt_sec ? plt_sec->addr : plt->addr + slot;
+  const uint64_t limit = plt_sec ? plt_sec->addr + plt_sec->size : plt->addr + plt->size;
+  size_t n = rela->entsize ? rela->size / rela->entsize : 0;
+  std::string name;
+  for (size_t i = 0; i < n; ++i) {
+    GElf_Rela r;
+    if (!gelf_getrela(rdata, static_cast<int>(i), &r)) break;
+    uint64_t addr = base + i * slot;
+    if (addr + slot > limit) break;
+    GElf_Sym s;
+    size_t symi = GELF_R_SYM(r.r_info);
+    if (symi == 0 || !gelf_getsym(ddata, static_cast<int>(symi), &s)) continue;
+    const char* sn = elf_strptr(elf, dyn_sh.sh_link, s.st_name);
+    if (!sn || !*sn) continue;
+    name.assign(sn).append("@plt");
+    add_owned(addr, slot, name);
+  }
+}
+
+void SymbolTable::finalize(uint64_t max_gap) {
+  std::vector<size_t> order(syms_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (syms_[a].addr != syms_[b].addr) return syms_[a].addr < syms_[b].addr;
+    if (prio_[a] != prio_[b]) return prio_[a] < prio_[b];
+    return syms_[a].size > syms_[b].size;
+  });
+  std::vector<TableSymbol> out;
+  out.reserve(syms_.size());
+  for (size_t i : order) {
+    const TableSymbol& s = syms_[i];
+    if (!out.empty() && out.back().addr == s.addr) {
+      if (out.back().size == 0) out.back().size = s.size;
+      continue;
+    }
+    out.push_back(s);
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].size != 0) continue;
+    uint64_t gap = i + 1 < out.size() ? out[i + 1].addr - out[i].addr : max_gap;
+    out[i].size = std::min(gap, max_gap);
+  }
+  syms_ = std::move(out);
+  prio_.clear();
+  prio_.shrink_to_fit();
+}
+
+const TableSymbol* SymbolTable::find(uint64_t vaddr) const {
+  auto it = std::upper_bound(syms_.begin(), syms_.end(), vaddr,
+                             [](uint64_t v, const TableSymbol& s) { return v < s.addr; });
+  if (it == syms_.begin()) return nullptr;
+  --it;
+  if (vaddr - it->addr < it->size) return &*it;
+  return nullptr;
+}
+
+}  // namespace sonde

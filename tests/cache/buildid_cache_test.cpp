@@ -1,0 +1,176 @@
+// The build-id cache: perf's layout, interoperability with perf 6.1 in both
+// directions, the CLI, bad input and concurrent writers.
+#include "cache/buildid_cache.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "symbol/fixture_util.h"
+
+namespace sonde {
+namespace {
+
+using test::TempDir;
+namespace fs = std::filesystem;
+
+std::string sonde_cmd(const std::string& args) { return "'" + test::sonde_bin() + "' buildid-cache " + args; }
+
+TEST(BuildIdCache, LayoutIsPerfs) {
+  TempDir t;
+  std::string bin = t / "fx";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin));
+  std::string id = test::build_id_of(bin);
+  BuildIdCache c(t / "root");
+  auto e = c.add(bin);
+  EXPECT_EQ(e.build_id.hex(), id);
+  EXPECT_EQ(e.path, bin);
+  std::string link = t / "root/.build-id/" + id.substr(0, 2) + "/" + id.substr(2);
+  ASSERT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(fs::read_symlink(link).string(), "../.." + bin + "/" + id);
+  EXPECT_EQ(test::build_id_of(t / "root" + bin + "/" + id + "/elf"), id);
+  auto l = c.list();
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].path, bin);
+  EXPECT_EQ(c.lookup(e.build_id).value_or(""), t / "root" + bin + "/" + id + "/elf");
+  // Through a symlink, the real file is cached (as perf does).
+  fs::create_symlink(bin, t / "alias");
+  EXPECT_EQ(c.add(t / "alias").path, bin);
+  EXPECT_EQ(c.list().size(), 1u);
+  // Remove drops the link and the folder.
+  EXPECT_TRUE(c.remove(e.build_id));
+  EXPECT_FALSE(fs::exists(link));
+  EXPECT_FALSE(fs::exists(t / "root" + bin));
+  EXPECT_TRUE(c.list().empty());
+  EXPECT_FALSE(c.remove(e.build_id));
+}
+
+TEST(BuildIdCache, PerfReadsWhatSondeAddsAndTheReverse) {
+  TempDir t;
+  std::string a = t / "a", b = t / "b";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", a));
+  ASSERT_TRUE(test::compile_fixture("sym_cxx.cpp", b));
+  std::string ida = test::build_id_of(a), idb = test::build_id_of(b);
+  std::string root = t / "root";
+  auto r = test::sh(sonde_cmd("--add '" + a + "' --buildid-dir '" + root + "'"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto pl = test::sh("perf --buildid-dir '" + root + "' buildid-cache -l");
+  EXPECT_EQ(pl.out, ida + " " + a + "\n") << pl.err;
+  r = test::sh("perf --buildid-dir '" + root + "' buildid-cache --add '" + b + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto sl = test::sh(sonde_cmd("--list --buildid-dir '" + root + "'"));
+  EXPECT_EQ(sl.exit_code, 0);
+  EXPECT_EQ(test::count_lines_with(sl.out, ida + " " + a), 1u) << sl.out;
+  EXPECT_EQ(test::count_lines_with(sl.out, idb + " " + b), 1u) << sl.out;
+  EXPECT_EQ(test::lines(sl.out).size(), 2u) << sl.out;
+  // perf's entry is usable by sonde: the cached ELF verifies.
+  BuildIdCache c(root);
+  EXPECT_TRUE(c.lookup(*BuildId::from_hex(idb)));
+  // perf lists both, and sonde's removal is seen by perf.
+  pl = test::sh("perf --buildid-dir '" + root + "' buildid-cache -l | sort");
+  EXPECT_EQ(test::lines(pl.out).size(), 2u) << pl.out;
+  r = test::sh(sonde_cmd("--remove " + ida + " --buildid-dir '" + root + "'"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  pl = test::sh("perf --buildid-dir '" + root + "' buildid-cache -l");
+  EXPECT_EQ(pl.out, idb + " " + b + "\n");
+  // SONDE_BUILDID_DIR is the default root.
+  sl = test::sh("SONDE_BUILDID_DIR='" + root + "' " + sonde_cmd("--list"));
+  EXPECT_EQ(sl.out, idb + " " + b + "\n");
+}
+
+TEST(BuildIdCache, PurgeMissing) {
+  TempDir t;
+  std::string a = t / "a", b = t / "b";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", a));
+  ASSERT_TRUE(test::compile_fixture("sym_cxx.cpp", b));
+  std::string root = t / "root";
+  std::string ida = test::build_id_of(a), idb = test::build_id_of(b);
+  ASSERT_EQ(test::sh(sonde_cmd("--add '" + a + "' '" + b + "' --buildid-dir '" + root + "'")).exit_code, 0);
+  fs::remove(a);
+  auto r = test::sh(sonde_cmd("--purge-missing --buildid-dir '" + root + "'"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "purged " + ida + " " + a + "\n");
+  EXPECT_EQ(test::sh(sonde_cmd("--list --buildid-dir '" + root + "'")).out, idb + " " + b + "\n");
+  EXPECT_FALSE(fs::exists(root + a));
+}
+
+TEST(BuildIdCache, BadInputIsRejectedAndNothingIsWrittenOutsideTheRoot) {
+  TempDir t;
+  std::string root = t / "root";
+  std::string bin = t / "fx";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin));
+  // Build-ids with path components are usage errors.
+  for (const char* bad : {"../../etc", "ab/../cd", "zz", "0123/"}) {
+    auto r = test::sh(sonde_cmd(std::string("--remove '") + bad + "' --buildid-dir '" + root + "'"));
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("not a build-id"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(BuildId::from_hex("../0011"));
+  // Paths with ".." never map into the cache.
+  BuildIdCache c(root);
+  BuildId id = *BuildId::from_hex(test::build_id_of(bin));
+  EXPECT_FALSE(c.entry_dir("/a/../../../x", id));
+  EXPECT_FALSE(c.entry_dir("relative/x", id));
+  EXPECT_FALSE(is_safe_cache_path("/a//b"));
+  EXPECT_TRUE(is_safe_cache_path("/usr/lib/libc.so.6"));
+  // A missing file and a non-ELF file: one-line errors, exit 1.
+  std::ofstream(t / "text") << "hello";
+  auto r = test::sh(sonde_cmd("--add '" + t.path() + "/missing' '" + t.path() + "/text' --buildid-dir '" + root + "'"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(test::count_lines_with(r.err, "cannot add"), 2u) << r.err;
+  // Planted links pointing outside the root are ignored, not followed.
+  std::string hex = id.hex();
+  fs::create_directories(root + "/.build-id/" + hex.substr(0, 2));
+  fs::create_directory(t / "outside");
+  fs::create_symlink("../../../outside/" + hex, root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
+  std::vector<std::string> skipped;
+  EXPECT_TRUE(c.list(&skipped).empty());
+  EXPECT_EQ(skipped.size(), 1u);
+  EXPECT_FALSE(c.lookup(id));
+  auto rr = test::sh(sonde_cmd("--remove " + hex + " --buildid-dir '" + root + "'"));
+  EXPECT_TRUE(fs::exists(t / "outside"));  // removing the bad link never touches its target
+  // A corrupt cached ELF is reported, not used.
+  c.add(bin);
+  std::string elf = root + bin + "/" + hex + "/elf";
+  fs::remove(elf);
+  std::ofstream(elf) << "\x7f" "ELF not really";
+  std::string why;
+  EXPECT_FALSE(c.lookup(id, "elf", &why));
+  EXPECT_NE(why.find("not a valid ELF"), std::string::npos) << why;
+  // Everything created lives under the root (and our own test files).
+  for (const auto& e : fs::directory_iterator(t.path())) {
+    std::string n = e.path().filename().string();
+    EXPECT_TRUE(n == "root" || n == "fx" || n == "text" || n == "outside") << n;
+  }
+  EXPECT_TRUE(fs::is_empty(t / "outside"));
+}
+
+TEST(BuildIdCache, ConcurrentAddsLeaveAValidCache) {
+  TempDir t;
+  std::string bin = t / "fx";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin));
+  std::string id = test::build_id_of(bin);
+  // 20 fresh roots, each filled by two processes at once, plus one root
+  // both processes keep adding to.
+  std::string script = "for i in $(seq 20); do "
+                       "  " + sonde_cmd("--add '" + bin + "' --buildid-dir '" + t.path() + "'/r$i") + " & "
+                       "  " + sonde_cmd("--add '" + bin + "' --buildid-dir '" + t.path() + "'/r$i") + " & "
+                       "  wait; done";
+  auto r = test::sh(script);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  for (int i = 1; i <= 20; ++i) {
+    BuildIdCache c(t / ("r" + std::to_string(i)));
+    auto l = c.list();
+    ASSERT_EQ(l.size(), 1u) << i;
+    EXPECT_EQ(l[0].build_id.hex(), id);
+    EXPECT_TRUE(c.lookup(l[0].build_id)) << i;
+  }
+  // No temporary files are left behind.
+  EXPECT_EQ(test::sh("find '" + t.path() + "' -name '*.tmp.*' | wc -l").out, "0\n");
+}
+
+}  // namespace
+}  // namespace sonde

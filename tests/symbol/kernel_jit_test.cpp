@@ -1,0 +1,77 @@
+// Kernel symbols from /proc/kallsyms (this host) and JIT symbols from
+// perf-PID.map files.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "elf/build_id.h"
+#include "symbol/fixture_util.h"
+#include "symbol/symbolizer.h"
+
+namespace sonde {
+namespace {
+
+using test::TempDir;
+
+TEST(KernelSymbols, ResolveFromKallsymsOnThisHost) {
+  // A text symbol and the next one, straight from kallsyms.
+  auto r = test::sh("awk '$2==\"T\" && $3==\"schedule\" {print $1}' /proc/kallsyms | head -1");
+  ASSERT_FALSE(r.out.empty()) << "no schedule in /proc/kallsyms";
+  uint64_t addr = std::stoull(r.out, nullptr, 16);
+  ASSERT_NE(addr, 0u) << "kallsyms addresses are hidden (kptr_restrict)";
+  auto running = read_build_id_from_notes_file("/sys/kernel/notes");
+  ASSERT_TRUE(running);
+
+  SymbolizerOptions o;
+  o.use_cache = false;
+  Symbolizer s(o);
+  ObjectHandle h = s.kernel(*running);
+  EXPECT_EQ(s.info(h).kind, ObjectKind::kKernel);
+  EXPECT_EQ(s.info(h).source, "kallsyms");
+  ResolvedSymbol k = s.lookup(h, addr + 8);
+  EXPECT_EQ(k.name, "schedule");
+  EXPECT_EQ(k.offset, 8u);
+  EXPECT_EQ(k.dso, "[kernel.kallsyms]");
+  // The mapping name used in perf.data leads to the same object.
+  EXPECT_EQ(s.object(*running, "[kernel.kallsyms]_text"), h);
+
+  // Module symbols carry their module as dso (when any module is loaded).
+  auto m = test::sh("awk '$2==\"t\" && $4 ~ /^\\[/ {print $1, $3, $4; exit}' /proc/kallsyms");
+  if (!m.out.empty()) {
+    std::istringstream in(m.out);
+    std::string a, name, mod;
+    in >> a >> name >> mod;
+    ResolvedSymbol ms = s.lookup(h, std::stoull(a, nullptr, 16));
+    EXPECT_EQ(ms.name, name);
+    EXPECT_EQ(ms.dso, mod);
+  }
+
+  // A recording from another kernel is not symbolized with this one.
+  ObjectHandle other = s.kernel(*BuildId::from_hex("0123456789abcdef0123456789abcdef01234567"));
+  ResolvedSymbol x = s.lookup(other, addr + 8);
+  EXPECT_EQ(x.reason, Reason::kBuildIdMismatch);
+  EXPECT_TRUE(x.name.empty());
+}
+
+TEST(JitSymbols, ResolveFromPerfMap) {
+  TempDir t;
+  std::ofstream(t / "perf-4242.map") << "7f0000001000 100 jit_one\n"
+                                      << "0x7f0000001100 80 LazyCompile:*hot_loop app.js:12\n"
+                                      << "garbage line\n";
+  SymbolizerOptions o;
+  o.use_cache = false;
+  o.perf_map_dir = t.path();
+  Symbolizer s(o);
+  ObjectHandle h = s.object(BuildId{}, "//anon", 4242);
+  EXPECT_EQ(s.info(h).kind, ObjectKind::kPerfMap);
+  EXPECT_EQ(s.lookup(h, 0x7f0000001010).name, "jit_one");
+  ResolvedSymbol r = s.lookup(h, 0x7f0000001120);
+  EXPECT_EQ(r.name, "LazyCompile:*hot_loop app.js:12");
+  EXPECT_EQ(r.offset, 0x20u);
+  EXPECT_EQ(s.lookup(h, 0x7f0000001180).reason, Reason::kUnknown);
+  EXPECT_EQ(s.lookup(s.object(BuildId{}, "//anon", 4343), 0x7f0000001010).reason, Reason::kNotFound);
+}
+
+}  // namespace
+}  // namespace sonde
