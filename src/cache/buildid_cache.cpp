@@ -160,6 +160,10 @@ BuildIdCache::Entry BuildIdCache::link_in(const std::string& real_path, const Bu
       unlink(tmp.c_str());
       throw_runtime("cannot add {} to {}: {}", real_path, root_, errno_text(e));
     }
+    // rename(2) of a hard link onto another link of the same inode (a
+    // concurrent writer got there first) succeeds without removing the
+    // source: drop it explicitly.
+    unlink(tmp.c_str());
   }
   std::string hex = id.hex();
   std::string link_dir = root_ + "/.build-id/" + hex.substr(0, 2);

@@ -12,12 +12,18 @@ namespace sonde {
 
 namespace {
 
-// Duplicate symbols at one address: a sized global .symtab name beats a
-// local one, which beats .dynsym (same name usually) and PLT names.
-constexpr uint8_t kPrioSymtabGlobal = 0;
-constexpr uint8_t kPrioSymtabLocal = 1;
-constexpr uint8_t kPrioDynsym = 2;
-constexpr uint8_t kPrioOwned = 3;
+// Aliases at one address are resolved like perf's choose_best_symbol(), so
+// reports name the same function perf does: non-weak before weak, global
+// before local, fewer leading underscores, then the longer name.
+constexpr uint8_t kRankGlobal = 0;
+constexpr uint8_t kRankLocal = 1;
+constexpr uint8_t kRankWeak = 2;
+
+size_t leading_underscores(std::string_view n) {
+  size_t i = 0;
+  while (i < n.size() && n[i] == '_') ++i;
+  return i;
+}
 
 bool is_function(const GElf_Sym& s) {
   int t = GELF_ST_TYPE(s.st_info);
@@ -28,7 +34,7 @@ bool is_function(const GElf_Sym& s) {
 
 void SymbolTable::add_view(uint64_t addr, uint64_t size, std::string_view name) {
   syms_.push_back({addr, size, name});
-  prio_.push_back(kPrioOwned);
+  prio_.push_back(kRankGlobal);
 }
 
 void SymbolTable::add_owned(uint64_t addr, uint64_t size, std::string_view name) {
@@ -54,10 +60,8 @@ void SymbolTable::add_elf(const ElfFile& file, bool with_plt) {
       const char* name = elf_strptr(elf, sh.sh_link, s.st_name);
       if (!name || !*name) continue;
       syms_.push_back({s.st_value, s.st_size, name});
-      uint8_t prio = sh.sh_type == SHT_DYNSYM ? kPrioDynsym
-                     : GELF_ST_BIND(s.st_info) == STB_LOCAL ? kPrioSymtabLocal
-                                                            : kPrioSymtabGlobal;
-      prio_.push_back(prio);
+      int bind = GELF_ST_BIND(s.st_info);
+      prio_.push_back(bind == STB_WEAK ? kRankWeak : bind == STB_LOCAL ? kRankLocal : kRankGlobal);
     }
   }
   if (!with_plt) return;
@@ -114,9 +118,15 @@ void SymbolTable::finalize(uint64_t max_gap) {
   std::vector<size_t> order(syms_.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (syms_[a].addr != syms_[b].addr) return syms_[a].addr < syms_[b].addr;
+    const TableSymbol& x = syms_[a];
+    const TableSymbol& y = syms_[b];
+    if (x.addr != y.addr) return x.addr < y.addr;
+    if ((x.size == 0) != (y.size == 0)) return x.size != 0;
     if (prio_[a] != prio_[b]) return prio_[a] < prio_[b];
-    return syms_[a].size > syms_[b].size;
+    size_t ux = leading_underscores(x.name), uy = leading_underscores(y.name);
+    if (ux != uy) return ux < uy;
+    if (x.name.size() != y.name.size()) return x.name.size() > y.name.size();
+    return x.name < y.name;  // deterministic whatever the input order
   });
   std::vector<TableSymbol> out;
   out.reserve(syms_.size());

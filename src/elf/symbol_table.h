@@ -32,8 +32,8 @@ class SymbolTable {
   // A symbol whose name storage outlives the table.
   void add_view(uint64_t addr, uint64_t size, std::string_view name);
 
-  // Sorts by address, drops duplicates (preferring sized, global .symtab
-  // names), and gives zero-sized symbols the gap to the next one (capped at
+  // Sorts by address, keeps one name per address (perf's preference:
+  // sized, non-weak, global, fewer leading underscores, longer), and gives zero-sized symbols the gap to the next one (capped at
   // `max_gap` so a stray label does not swallow unrelated code).
   void finalize(uint64_t max_gap = 4096);
 
@@ -47,9 +47,8 @@ class SymbolTable {
 
  private:
   std::vector<TableSymbol> syms_;
-  std::vector<uint8_t> prio_;  // while building: lower wins among duplicates
+  std::vector<uint8_t> prio_;  // while building: binding rank, lower wins among aliases
   StringArena arena_;
-  uint8_t next_prio_ = 0;
 };
 
 }  // namespace sonde
