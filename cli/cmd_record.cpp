@@ -1,11 +1,128 @@
+// sonde record: CLI11 options -> record::RecordOptions -> record::record().
+// Exit codes: the workload's exit status on success; 2 for malformed input
+// (bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be
+// carried out (no such pid, event not supported, unwritable -o, ...). Errors
+// found before recording starts never create the output file.
+#include <charconv>
+#include <cstdio>
+#include <memory>
+
 #include "commands.h"
+#include "record/cpu_list.h"
+#include "record/recorder.h"
 #include "util/error.h"
+#include "util/fs.h"
 
 namespace sonde::cli {
 
-void register_record(CLI::App& app, int& /*exit_code*/) {
+namespace {
+
+struct RecordArgs {
+  std::vector<std::string> events;
+  std::string freq, period, pages, call_graph, pids, tids, cpus, buildid_mode = "auto";
+  bool callchain = false, no_inherit = false, system_wide = false, quiet = false;
+  std::string output = "sonde.data";
+  std::vector<std::string> command;
+};
+
+uint64_t parse_u64(const std::string& opt, const std::string& text) {
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size())
+    throw_usage("invalid {} '{}': expected a positive integer", opt, text);
+  return v;
+}
+
+std::vector<pid_t> parse_pids(const std::string& opt, const std::string& text) {
+  std::vector<pid_t> out;
+  size_t pos = 0;
+  for (;;) {
+    size_t c = text.find(',', pos);
+    std::string item = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    uint64_t v = parse_u64(opt, item);
+    if (v == 0 || v > 0x3fffffff) throw_usage("invalid {} '{}': not a process id", opt, item);
+    out.push_back(static_cast<pid_t>(v));
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return out;
+}
+
+// The recorder's own argv for FEAT_CMDLINE (main() does not pass it down).
+std::vector<std::string> own_cmdline() {
+  std::vector<std::string> out;
+  auto text = read_small_file("/proc/self/cmdline").value_or("");
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nul = text.find('\0', pos);
+    if (nul == std::string::npos) nul = text.size();
+    out.push_back(text.substr(pos, nul - pos));
+    pos = nul + 1;
+  }
+  return out;
+}
+
+void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& exit_code) {
+  record::RecordOptions o;
+  o.events = a.events;
+  if (!a.freq.empty()) o.freq = parse_u64("-F", a.freq);
+  if (!a.period.empty()) o.period = parse_u64("-c", a.period);
+  if (!a.pages.empty()) o.mmap_pages = parse_u64("-m", a.pages);
+  if (!a.call_graph.empty() && a.call_graph != "fp")
+    throw_usage("unsupported --call-graph '{}' (only fp is supported)", a.call_graph);
+  o.callchain = a.callchain || !a.call_graph.empty();
+  o.inherit = !a.no_inherit;
+  o.output = a.output;
+  if (!a.pids.empty()) o.pids = parse_pids("-p", a.pids);
+  if (!a.tids.empty()) o.tids = parse_pids("-t", a.tids);
+  o.system_wide = a.system_wide;
+  if (!a.cpus.empty()) o.cpus = record::parse_cpu_list(a.cpus);
+  if (a.buildid_mode == "auto") o.build_id_mode = record::BuildIdMode::Auto;
+  else if (a.buildid_mode == "kernel") o.build_id_mode = record::BuildIdMode::Kernel;
+  else if (a.buildid_mode == "recorder") o.build_id_mode = record::BuildIdMode::Recorder;
+  else throw_usage("invalid --buildid-mode '{}' (auto, kernel or recorder)", a.buildid_mode);
+  o.command = a.command;
+  o.cmdline = argv;
+  o.version = "sonde " SONDE_VERSION;
+  o.quiet = a.quiet;
+  // SDT: set o.extension_factory here to serve `-e %provider:event` specs.
+
+  auto s = record::record(o);
+  if (!o.quiet) {
+    std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s in %.3f s%s\n",
+                 (unsigned long long)s.samples, (unsigned long long)s.lost, (unsigned long long)s.bytes,
+                 o.output == "-" ? "stdout" : o.output.c_str(), s.seconds,
+                 s.lost ? " (increase -m or lower -F to lose fewer)" : "");
+  }
+  exit_code = s.exit_status;
+}
+
+}  // namespace
+
+void register_record(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<RecordArgs>();
   auto* cmd = app.add_subcommand("record", "Record a profile into a pipe-mode perf.data stream");
-  cmd->callback([] { throw_runtime("record is not implemented yet"); });
+  cmd->add_option("-e,--event", a->events,
+                   "Event(s), repeatable, comma lists allowed: cpu-clock (default), task-clock, page-faults, "
+                   "context-switches, ..., cycles[:u|:k], ..., tracepoints system:name (globs allowed)");
+  cmd->add_option("-F,--freq", a->freq, "Sampling frequency in Hz (default 4000)");
+  cmd->add_option("-c,--count", a->period, "Sample every N events instead of -F");
+  cmd->add_flag("-g", a->callchain, "Record frame-pointer call chains");
+  cmd->add_option("--call-graph", a->call_graph, "Call-chain mode: fp");
+  cmd->add_option("-m,--mmap-pages", a->pages, "Data pages per ring buffer, a power of two (default 256 = 1 MiB)");
+  cmd->add_flag("--no-inherit", a->no_inherit, "Do not follow child tasks");
+  cmd->add_option("-o,--output", a->output, "Output file, - for standard output")->capture_default_str();
+  cmd->add_option("-p,--pid", a->pids, "Record existing processes PID[,PID...]");
+  cmd->add_option("-t,--tid", a->tids, "Record existing threads TID[,TID...]");
+  cmd->add_flag("-a,--all-cpus", a->system_wide, "System-wide: every process on every CPU");
+  cmd->add_option("-C,--cpu", a->cpus, "System-wide on these CPUs only, e.g. 0,2-3");
+  cmd->add_option("--buildid-mode", a->buildid_mode,
+                  "How MMAP2 records get build-ids: auto (kernel when supported), kernel (attr.build_id, the "
+                  "recorder fills the gaps), recorder (the recorder reads every mapped object)")
+      ->capture_default_str();
+  cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
+  cmd->add_option("command", a->command, "Workload to run: -- CMD [ARGS...]");
+  cmd->callback([a, &exit_code] { run_record(*a, own_cmdline(), exit_code); });
 }
 
 }  // namespace sonde::cli

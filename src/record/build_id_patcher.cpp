@@ -1,0 +1,82 @@
+#include "record/build_id_patcher.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "format/perf_abi.h"
+#include "util/fd.h"
+
+namespace sonde::record {
+
+namespace {
+
+std::optional<BuildId> read_via_proc(pid_t pid, uint64_t start, uint64_t end, std::string_view path) {
+  char mf[96];
+  std::snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", pid, static_cast<unsigned long long>(start),
+                static_cast<unsigned long long>(end));
+  UniqueFd fd(::open(mf, O_RDONLY | O_CLOEXEC));
+  if (!fd && pid > 0) {
+    std::string root = "/proc/" + std::to_string(pid) + "/root" + std::string(path);
+    fd.reset(::open(root.c_str(), O_RDONLY | O_CLOEXEC));
+  }
+  if (!fd) fd.reset(::open(std::string(path).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  return read_build_id(fd.get());
+}
+
+}  // namespace
+
+bool BuildIdPatcher::wants_build_id(std::string_view f) {
+  if (f.empty() || f[0] != '/') return false;  // [vdso], [heap], //anon are not files
+  if (f.starts_with("//anon") || f.starts_with("/memfd:") || f.starts_with("/dev/") ||
+      f.starts_with("/SYSV") || f.starts_with("/tmp/perf-"))
+    return false;
+  return true;
+}
+
+std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_t end, uint64_t dev, uint64_t ino,
+                                              std::string_view path) {
+  if (ino != 0) {
+    Key k{dev, ino};
+    auto it = by_inode_.find(k);
+    if (it != by_inode_.end()) return it->second;
+    ++files_read_;
+    auto id = read_via_proc(pid, start, end, path);
+    by_inode_.emplace(k, id);
+    return id;
+  }
+  std::string p(path);
+  auto it = by_path_.find(p);
+  if (it != by_path_.end()) return it->second;
+  ++files_read_;
+  auto id = read_via_proc(pid, start, end, path);
+  by_path_.emplace(std::move(p), id);
+  return id;
+}
+
+bool BuildIdPatcher::patch(std::span<uint8_t> rec) {
+  if (rec.size() < sizeof(perf::Mmap2Fixed) + 1) return false;
+  perf::Mmap2Fixed m;
+  std::memcpy(&m, rec.data(), sizeof m);
+  if (m.header.misc & perf::kMiscMmapBuildId) return true;
+  if (!(m.prot & PROT_EXEC)) return false;
+  const char* name = reinterpret_cast<const char*>(rec.data() + sizeof m);
+  size_t max = rec.size() - sizeof m;
+  std::string_view filename(name, strnlen(name, max));
+  if (!wants_build_id(filename)) return false;
+  uint64_t dev = makedev(m.inode.maj, m.inode.min);
+  auto id = lookup(static_cast<pid_t>(m.pid), m.addr, m.addr + m.len, dev, m.inode.ino, filename);
+  if (!id || id->empty()) return false;
+  std::memset(&m.inode, 0, sizeof m.inode);
+  m.bid.build_id_size = id->size;
+  std::memcpy(m.bid.build_id, id->bytes.data(), id->size);
+  m.header.misc |= perf::kMiscMmapBuildId;
+  std::memcpy(rec.data(), &m, sizeof m);
+  return true;
+}
+
+}  // namespace sonde::record

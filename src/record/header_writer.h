@@ -1,0 +1,27 @@
+// The stream's metadata, written before any kernel record: the pipe header,
+// one HEADER_ATTR per event (with all its ids), the HEADER_FEATURE records
+// perf report/script use, the end marker, and EVENT_UPDATE NAME records
+// (pipe mode has no other place for names).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "format/features.h"
+#include "format/stream_writer.h"
+
+namespace sonde::record {
+
+struct HeaderInfo {
+  std::vector<perf::EventDesc> events;  // in attr order; names matched by index in EVENT_DESC
+  std::vector<std::string> cmdline;     // argv of the recorder
+  std::string version;                  // FEAT VERSION, e.g. "sonde 0.1.0"
+};
+
+// Pipe header, HEADER_ATTR × events, features 3..12, end marker 32.
+void write_header(perf::StreamWriter& out, const HeaderInfo& info);
+
+// EVENT_UPDATE NAME for each event (keyed by its first id).
+void write_event_names(perf::StreamWriter& out, const std::vector<perf::EventDesc>& events);
+
+}  // namespace sonde::record

@@ -1,0 +1,66 @@
+#include "record/perf_event.h"
+
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "util/error.h"
+
+namespace sonde::record {
+
+namespace {
+
+int sys_perf_event_open(const perf_event_attr& attr, pid_t pid, int cpu) {
+  return static_cast<int>(::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+bool has_cpu_pmu() {
+  struct stat st{};
+  return ::stat("/sys/bus/event_source/devices/cpu", &st) == 0 ||
+         ::stat("/sys/bus/event_source/devices/cpu_core", &st) == 0;
+}
+
+}  // namespace
+
+UniqueFd open_event(const perf_event_attr& attr, pid_t pid, int cpu, const std::string& name) {
+  int fd = sys_perf_event_open(attr, pid, cpu);
+  if (fd >= 0) return UniqueFd(fd);
+  int err = errno;
+  bool hw = attr.type == PERF_TYPE_HARDWARE || attr.type == PERF_TYPE_HW_CACHE;
+  if (hw && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL)) {
+    if (!has_cpu_pmu()) throw_runtime("event '{}' is not supported on this machine (no hardware PMU)", name);
+    throw_runtime("event '{}' is not supported on this machine: {}", name, errno_text(err));
+  }
+  if (err == ESRCH) throw_runtime("process {} does not exist (or has exited)", pid);
+  if (err == EACCES || err == EPERM)
+    throw_runtime("no permission to open event '{}' (see /proc/sys/kernel/perf_event_paranoid): {}", name,
+                  errno_text(err));
+  if (err == EMFILE) throw_runtime("too many open files opening event '{}' (raise ulimit -n)", name);
+  throw_runtime("cannot open event '{}' on cpu {}: {}", name, cpu, errno_text(err));
+}
+
+uint64_t event_id(int fd) {
+  uint64_t id = 0;
+  if (::ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) throw_runtime("cannot read the event id: {}", errno_text(errno));
+  return id;
+}
+
+bool kernel_supports_build_id() {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_DUMMY;
+  a.disabled = 1;
+  a.mmap2 = 1;
+  a.build_id = 1;
+  a.exclude_kernel = 1;
+  int fd = sys_perf_event_open(a, 0, -1);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+}  // namespace sonde::record

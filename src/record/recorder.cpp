@@ -1,0 +1,520 @@
+#include "record/recorder.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "format/perf_abi.h"
+#include "format/stream_writer.h"
+#include "record/build_id_patcher.h"
+#include "record/cpu_list.h"
+#include "record/event_spec.h"
+#include "record/header_writer.h"
+#include "record/kernel_maps.h"
+#include "record/perf_event.h"
+#include "record/proc_synthesizer.h"
+#include "record/ring_buffer.h"
+#include "record/tracing_data.h"
+#include "record/workload.h"
+#include "util/error.h"
+#include "util/fs.h"
+
+namespace sonde::record {
+
+namespace {
+
+constexpr uint64_t kDefaultFreq = 4000;
+constexpr uint64_t kMaxFreq = 1000000;
+// A pass over the buffers at least this often, so a kill -9 loses little
+// even when the buffers never reach their wakeup watermark.
+constexpr int kPollTimeoutMs = 100;
+
+bool process_exists(pid_t pid) {
+  struct stat st{};
+  return pid > 0 && ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
+}
+
+pid_t tgid_of(pid_t tid) {
+  auto s = read_small_file("/proc/" + std::to_string(tid) + "/status");
+  if (!s) return tid;
+  auto at = s->find("\nTgid:");
+  if (at == std::string::npos) return tid;
+  return static_cast<pid_t>(std::strtol(s->c_str() + at + 6, nullptr, 10));
+}
+
+// Blocks SIGINT/SIGTERM/SIGCHLD for the recording and delivers them through
+// a signalfd in the poll set: no handler, no race between a check and poll().
+class SignalGuard {
+ public:
+  SignalGuard() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGCHLD);
+    ::sigprocmask(SIG_BLOCK, &set, &old_);
+    fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!fd_) throw_runtime("cannot create a signalfd: {}", errno_text(errno));
+    // A closed reader of `-o -` must turn into a write error, not a silent death.
+    old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
+  }
+  ~SignalGuard() {
+    ::signal(SIGPIPE, old_pipe_);
+    ::sigprocmask(SIG_SETMASK, &old_, nullptr);
+  }
+  int fd() const { return fd_.get(); }
+  const sigset_t& old_mask() const { return old_; }
+  // The next pending signal, 0 if none.
+  int take() {
+    signalfd_siginfo si{};
+    if (::read(fd_.get(), &si, sizeof si) == static_cast<ssize_t>(sizeof si)) return static_cast<int>(si.ssi_signo);
+    return 0;
+  }
+
+ private:
+  sigset_t old_{};
+  UniqueFd fd_;
+  sighandler_t old_pipe_ = SIG_DFL;
+};
+
+// Calls stop() on every extension on every way out, including exceptions.
+struct ExtensionStopper {
+  std::vector<std::unique_ptr<RecordExtension>>& exts;
+  ~ExtensionStopper() {
+    for (auto& e : exts) {
+      try {
+        e->stop();
+      } catch (...) {
+        // stop() must not mask the original error
+      }
+    }
+  }
+};
+
+struct OpenEvent {
+  EventSpec spec;
+  perf_event_attr attr{};
+  std::vector<UniqueFd> fds;
+  std::vector<uint64_t> ids;
+};
+
+struct Ring {
+  std::unique_ptr<RingBuffer> buffer;
+  RecordExtension* extension = nullptr;  // non-null for an extension's buffer
+};
+
+class Recorder {
+ public:
+  explicit Recorder(RecordOptions& o) : opts_(o), stopper_{o.extensions} {}
+  RecordSummary run();
+
+ private:
+  void validate();
+  perf_event_attr make_attr(const EventSpec& e, bool tracking) const;
+  void open_events();
+  void open_output();
+  void write_preamble();
+  void enable();
+  void loop();
+  bool drain_all();
+  void handle(std::span<const uint8_t> rec, RecordExtension* ext);
+  void write_kernel_record(std::span<const uint8_t> rec);
+  bool targets_alive() const;
+
+  RecordOptions& opts_;
+  ExtensionStopper stopper_;
+  ParsedEvents parsed_;
+  std::vector<OpenEvent> events_;
+  std::vector<perf::EventDesc> ext_descs_;
+  std::vector<int> cpus_;
+  std::vector<pid_t> task_targets_;  // pids passed to perf_event_open (-1 for system-wide)
+  bool system_wide_ = false;
+  bool kernel_build_ids_ = false;
+  uint64_t sample_type_ = 0;
+  std::string command_path_;
+  std::unique_ptr<SignalGuard> signals_;
+  Workload workload_;
+  std::unique_ptr<perf::StreamWriter> out_;
+  std::vector<Ring> rings_;
+  BuildIdPatcher build_ids_;
+  std::vector<uint8_t> scratch_ = std::vector<uint8_t>(65536);
+  RecordSummary sum_;
+  bool stopping_ = false;
+};
+
+void Recorder::validate() {
+  if (opts_.freq && opts_.period) throw_usage("-F and -c cannot be used together");
+  if (opts_.freq && (*opts_.freq == 0 || *opts_.freq > kMaxFreq))
+    throw_usage("invalid -F {}: the frequency must be 1..{} Hz", *opts_.freq, kMaxFreq);
+  if (opts_.period && *opts_.period == 0) throw_usage("invalid -c 0: the period must be at least 1");
+  if (opts_.mmap_pages == 0 || (opts_.mmap_pages & (opts_.mmap_pages - 1)) != 0 || opts_.mmap_pages > (1u << 20))
+    throw_usage("invalid -m {}: the number of pages must be a power of two", opts_.mmap_pages);
+  bool tasks = !opts_.pids.empty() || !opts_.tids.empty();
+  system_wide_ = opts_.system_wide || !opts_.cpus.empty();
+  if (tasks && !opts_.command.empty()) throw_usage("give either a command or -p/-t, not both");
+  if (tasks && system_wide_) throw_usage("-p/-t cannot be combined with -a/-C");
+  if (!tasks && !system_wide_ && opts_.command.empty())
+    throw_usage("nothing to record: give a command after --, or -p, -t or -a");
+  if (opts_.output.empty()) throw_usage("empty output path");
+
+  parsed_ = parse_events(opts_.events);
+  if (!parsed_.extension_specs.empty()) {
+    if (!opts_.extension_factory)
+      throw_usage("unknown event '{}' (no event source for '%' events in this build)", parsed_.extension_specs[0]);
+    for (auto& e : opts_.extension_factory(parsed_.extension_specs)) opts_.extensions.push_back(std::move(e));
+  }
+  if (parsed_.events.empty()) {
+    // Only extension events: a dummy event still carries the task/mmap tracking.
+    EventSpec d;
+    d.name = "dummy";
+    d.type = PERF_TYPE_SOFTWARE;
+    d.config = PERF_COUNT_SW_DUMMY;
+    parsed_.events.push_back(d);
+  }
+
+  cpus_ = opts_.cpus.empty() ? online_cpus() : opts_.cpus;
+  for (pid_t p : opts_.pids) {
+    if (!process_exists(p)) throw_runtime("process {} does not exist", p);
+    for (pid_t t : list_threads(p)) task_targets_.push_back(t);
+  }
+  for (pid_t t : opts_.tids) {
+    if (!process_exists(t)) throw_runtime("thread {} does not exist", t);
+    task_targets_.push_back(t);
+  }
+  if (!opts_.command.empty()) command_path_ = resolve_command(opts_.command[0]);
+
+  switch (opts_.build_id_mode) {
+    case BuildIdMode::Recorder: kernel_build_ids_ = false; break;
+    case BuildIdMode::Kernel:
+      if (!kernel_supports_build_id())
+        throw_runtime("--buildid-mode=kernel: this kernel does not support build-ids in MMAP2 (needs Linux 5.12)");
+      kernel_build_ids_ = true;
+      break;
+    case BuildIdMode::Auto: kernel_build_ids_ = kernel_supports_build_id(); break;
+  }
+}
+
+perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
+  perf_event_attr a{};
+  a.size = perf::kAttrSize;
+  a.type = e.type;
+  a.config = e.config;
+  a.sample_type = sample_type_;
+  a.read_format = PERF_FORMAT_ID;
+  if (opts_.period) {
+    a.sample_period = *opts_.period;
+  } else if (e.tracepoint) {
+    a.sample_period = 1;  // every hit, as perf does for tracepoints
+  } else {
+    a.freq = 1;
+    a.sample_freq = opts_.freq.value_or(kDefaultFreq);
+  }
+  a.disabled = 1;
+  a.inherit = opts_.inherit ? 1 : 0;
+  a.enable_on_exec = (!opts_.command.empty() && !system_wide_) ? 1 : 0;
+  a.exclude_user = e.exclude_user;
+  a.exclude_kernel = e.exclude_kernel;
+  a.exclude_guest = 1;
+  a.sample_id_all = 1;
+  // Wake the recorder when a buffer is half full; the poll timeout covers the rest.
+  a.watermark = 1;
+  a.wakeup_watermark = static_cast<uint32_t>(opts_.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) / 2);
+  if (tracking) {
+    a.mmap = 1;
+    a.mmap2 = 1;
+    a.comm = 1;
+    a.comm_exec = 1;
+    a.task = 1;
+    a.build_id = kernel_build_ids_ ? 1 : 0;
+  }
+  return a;
+}
+
+void Recorder::open_events() {
+  sample_type_ = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                 PERF_SAMPLE_PERIOD;
+  if (opts_.callchain) sample_type_ |= PERF_SAMPLE_CALLCHAIN;
+  bool any_tp = std::any_of(parsed_.events.begin(), parsed_.events.end(), [](auto& e) { return e.tracepoint; });
+  if (any_tp || !opts_.extensions.empty()) sample_type_ |= PERF_SAMPLE_RAW;
+
+  for (size_t i = 0; i < parsed_.events.size(); ++i) {
+    OpenEvent ev;
+    ev.spec = parsed_.events[i];
+    ev.attr = make_attr(ev.spec, i == 0);
+    events_.push_back(std::move(ev));
+  }
+
+  // One ring buffer per CPU; every other fd on that CPU is redirected into it.
+  std::vector<int> ring_owner(cpus_.size(), -1);
+  std::vector<pid_t> targets = system_wide_ ? std::vector<pid_t>{-1}
+                               : !opts_.command.empty() ? std::vector<pid_t>{workload_.pid()}
+                                                        : task_targets_;
+  for (auto& ev : events_) {
+    for (size_t c = 0; c < cpus_.size(); ++c) {
+      for (pid_t t : targets) {
+        UniqueFd fd = open_event(ev.attr, t, cpus_[c], ev.spec.name);
+        ev.ids.push_back(event_id(fd.get()));
+        if (ring_owner[c] < 0) {
+          ring_owner[c] = fd.get();
+          rings_.push_back(Ring{std::make_unique<RingBuffer>(fd.get(), opts_.mmap_pages), nullptr});
+        } else if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, ring_owner[c]) != 0) {
+          throw_runtime("cannot share a ring buffer for event '{}': {}", ev.spec.name, errno_text(errno));
+        }
+        ev.fds.push_back(std::move(fd));
+      }
+    }
+  }
+
+  RecordTarget target;
+  target.pids = opts_.command.empty() ? opts_.pids : std::vector<pid_t>{workload_.pid()};
+  target.tids = opts_.tids;
+  target.system_wide = system_wide_;
+  target.cpus = cpus_;
+  target.command_path = command_path_;
+  target.workload_pid = opts_.command.empty() ? -1 : workload_.pid();
+  for (auto& ext : opts_.extensions) {
+    ext->prepare(target, events_.front().attr);
+    for (auto& d : ext->attrs()) ext_descs_.push_back(std::move(d));
+    for (int fd : ext->ring_fds())
+      rings_.push_back(Ring{std::make_unique<RingBuffer>(fd, opts_.mmap_pages), ext.get()});
+  }
+}
+
+void Recorder::open_output() {
+  if (opts_.output == "-") {
+    out_ = std::make_unique<perf::StreamWriter>(STDOUT_FILENO);
+    return;
+  }
+  int fd = ::open(opts_.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw_runtime("cannot create '{}': {}", opts_.output, errno_text(errno));
+  out_ = std::make_unique<perf::StreamWriter>(fd);
+}
+
+void Recorder::write_preamble() {
+  HeaderInfo info;
+  for (auto& ev : events_) info.events.push_back(perf::EventDesc{ev.attr, ev.spec.name, ev.ids});
+  for (auto& d : ext_descs_) info.events.push_back(d);
+  info.cmdline = opts_.cmdline;
+  info.version = opts_.version;
+  write_header(*out_, info);
+
+  // Tracing metadata after all attrs (perf binds formats to attrs when it reads it).
+  std::vector<Tracepoint> tps;
+  for (auto& ev : events_)
+    if (ev.spec.tracepoint) tps.push_back(ev.spec.tp);
+  for (auto& d : ext_descs_) {
+    Tracepoint tp;
+    if (d.attr.type == PERF_TYPE_TRACEPOINT && find_tracepoint_by_id(d.attr.config, tp)) tps.push_back(tp);
+  }
+  if (!tps.empty()) out_->write_tracing_data(build_tracing_data(tps));
+
+  SynthContext ctx{*out_, sample_type_, events_.front().ids.front(), build_ids_};
+  synthesize_kernel_maps(ctx);
+  write_event_names(*out_, info.events);
+
+  if (system_wide_) {
+    synthesize_all_processes(ctx);
+  } else if (!opts_.command.empty()) {
+    std::string base = opts_.command[0].substr(opts_.command[0].rfind('/') + 1);
+    synthesize_comm(ctx, workload_.pid(), workload_.pid(), base.substr(0, 15));
+  } else {
+    std::vector<pid_t> done;
+    for (pid_t p : opts_.pids) {
+      synthesize_process(ctx, p);
+      done.push_back(p);
+    }
+    for (pid_t t : opts_.tids) {
+      pid_t pid = tgid_of(t);
+      if (std::find(done.begin(), done.end(), pid) != done.end()) continue;
+      synthesize_process(ctx, pid);
+      done.push_back(pid);
+    }
+  }
+  out_->write_finished_init();
+  out_->flush();
+}
+
+void Recorder::enable() {
+  if (!opts_.command.empty() && !system_wide_) return;  // enable_on_exec does it at the exec
+  for (auto& ev : events_)
+    for (auto& fd : ev.fds) ::ioctl(fd.get(), PERF_EVENT_IOC_ENABLE, 0);
+}
+
+void Recorder::write_kernel_record(std::span<const uint8_t> rec) { out_->write_record(rec.data(), rec.size()); }
+
+void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
+  perf::RecordHeader h;
+  std::memcpy(&h, rec.data(), sizeof h);
+  switch (h.type) {
+    case perf::kSample:
+      if (ext) {
+        std::memcpy(scratch_.data(), rec.data(), rec.size());
+        std::span<uint8_t> w(scratch_.data(), rec.size());
+        if (!ext->rewrite_sample(w)) return;
+        ++sum_.samples;
+        write_kernel_record(w);
+        return;
+      }
+      ++sum_.samples;
+      write_kernel_record(rec);
+      return;
+    case perf::kMmap2: {
+      std::memcpy(scratch_.data(), rec.data(), rec.size());
+      std::span<uint8_t> w(scratch_.data(), rec.size());
+      perf::Mmap2Fixed m;
+      if (rec.size() < sizeof m) return write_kernel_record(rec);
+      std::memcpy(&m, rec.data(), sizeof m);
+      bool has_id = (m.header.misc & perf::kMiscMmapBuildId) != 0;
+      if (!has_id) has_id = build_ids_.patch(w);
+      write_kernel_record(w);
+      if (!opts_.extensions.empty() && (m.prot & PROT_EXEC)) {
+        std::memcpy(&m, w.data(), sizeof m);
+        const char* name = reinterpret_cast<const char*>(w.data() + sizeof m);
+        std::string path(name, strnlen(name, w.size() - sizeof m));
+        BuildId id;
+        if (has_id) id = BuildId::from_bytes({m.bid.build_id, std::min<size_t>(m.bid.build_id_size, perf::kBuildIdMax)});
+        for (auto& e : opts_.extensions) e->on_exec_mapping(static_cast<pid_t>(m.pid), path, id);
+      }
+      return;
+    }
+    case perf::kLost: {
+      perf::Lost l;
+      if (rec.size() >= sizeof l) {
+        std::memcpy(&l, rec.data(), sizeof l);
+        sum_.lost += l.lost;
+      }
+      write_kernel_record(rec);
+      return;
+    }
+    case perf::kLostSamples: {
+      perf::LostSamples l;
+      if (rec.size() >= sizeof l) {
+        std::memcpy(&l, rec.data(), sizeof l);
+        sum_.lost += l.lost;
+      }
+      write_kernel_record(rec);
+      return;
+    }
+    case perf::kFork:
+    case perf::kExit: {
+      write_kernel_record(rec);
+      if (!opts_.extensions.empty() && rec.size() >= sizeof(perf::ForkExit)) {
+        perf::ForkExit f;
+        std::memcpy(&f, rec.data(), sizeof f);
+        for (auto& e : opts_.extensions) {
+          if (h.type == perf::kFork && f.pid != f.ppid) e->on_fork(static_cast<pid_t>(f.pid), static_cast<pid_t>(f.ppid));
+          if (h.type == perf::kExit && f.pid == f.tid) e->on_exit(static_cast<pid_t>(f.pid));
+        }
+      }
+      return;
+    }
+    default:
+      // perf 6.1 aborts on kernel record types it does not know.
+      if (h.type == 0 || h.type > perf::kMaxKernelType) {
+        ++sum_.dropped_records;
+        return;
+      }
+      write_kernel_record(rec);
+  }
+}
+
+bool Recorder::drain_all() {
+  size_t total = 0;
+  for (auto& r : rings_) {
+    RecordExtension* ext = r.extension;
+    total += r.buffer->drain([&](std::span<const uint8_t> rec) { handle(rec, ext); });
+  }
+  if (total == 0) return false;
+  out_->write_finished_round();
+  out_->flush();
+  return true;
+}
+
+bool Recorder::targets_alive() const {
+  if (!opts_.command.empty() || system_wide_) return true;
+  for (pid_t t : task_targets_)
+    if (::kill(t, 0) == 0 || errno == EPERM) return true;
+  return false;
+}
+
+void Recorder::loop() {
+  std::vector<pollfd> pfds;
+  pfds.push_back({signals_->fd(), POLLIN, 0});
+  size_t first_ring = 1;
+  if (workload_.pidfd() >= 0 && workload_.running()) {
+    pfds.push_back({workload_.pidfd(), POLLIN, 0});
+    first_ring = 2;
+  }
+  for (auto& r : rings_) pfds.push_back({r.buffer->fd(), POLLIN, 0});
+
+  bool workload_mode = !opts_.command.empty();
+  for (;;) {
+    int n = ::poll(pfds.data(), pfds.size(), kPollTimeoutMs);
+    if (n < 0 && errno != EINTR) throw_runtime("poll failed: {}", errno_text(errno));
+    if (n > 0) {
+      for (size_t i = first_ring; i < pfds.size(); ++i)
+        if (pfds[i].revents & (POLLHUP | POLLERR)) pfds[i].fd = -1;  // its tasks are gone: stop polling, keep draining
+      if (pfds[0].revents & POLLIN) {
+        while (int sig = signals_->take()) {
+          if (sig == SIGCHLD) continue;
+          if (workload_mode && workload_.running()) {
+            // Like perf: ask the workload to end, keep recording until it has.
+            workload_.kill(stopping_ ? SIGKILL : SIGTERM);
+            stopping_ = true;
+          } else {
+            stopping_ = true;
+          }
+        }
+      }
+    }
+    drain_all();
+    if (workload_mode) {
+      if (workload_.try_reap()) break;
+    } else if (stopping_ || !targets_alive()) {
+      break;
+    }
+  }
+  // Final pass: disable so nothing new arrives, then take what is left.
+  for (auto& ev : events_)
+    for (auto& fd : ev.fds) ::ioctl(fd.get(), PERF_EVENT_IOC_DISABLE, 0);
+  drain_all();
+}
+
+RecordSummary Recorder::run() {
+  auto t0 = std::chrono::steady_clock::now();
+  validate();
+  signals_ = std::make_unique<SignalGuard>();
+  if (!opts_.command.empty())
+    workload_.start(command_path_, opts_.command, signals_->old_mask(), opts_.output == "-");
+  open_events();
+  open_output();
+  write_preamble();
+  enable();
+  if (!opts_.command.empty()) workload_.go();
+  loop();
+  out_->flush();
+  sum_.bytes = out_->bytes_written();
+  sum_.build_ids_read = build_ids_.files_read();
+  sum_.kernel_build_ids = kernel_build_ids_;
+  sum_.exit_status = opts_.command.empty() ? 0 : workload_.exit_status();
+  sum_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return sum_;
+}
+
+}  // namespace
+
+RecordSummary record(RecordOptions& options) {
+  Recorder r(options);
+  return r.run();
+}
+
+}  // namespace sonde::record

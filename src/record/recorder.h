@@ -1,0 +1,72 @@
+// `sonde record` as a library call: validate everything, open the events,
+// write the stream's metadata and the synthesized start-up state, then drain
+// the ring buffers until the workload exits or a signal arrives.
+//
+// Extension hook (SDT and other event sources): either put constructed
+// RecordExtension objects into RecordOptions::extensions, or set
+// RecordOptions::extension_factory; it receives every `-e %provider:event`
+// spec (in command-line order) during validation, before any output exists,
+// and returns the extensions that serve them (throw sonde::Error usage for
+// a bad spec). See record_extension.h for the life cycle.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "record/record_extension.h"
+
+namespace sonde::record {
+
+enum class BuildIdMode {
+  Auto,      // kernel bit when the kernel supports it, else recorder
+  Kernel,    // attr.build_id; the recorder still fills the inode-form MMAP2s the kernel sends
+  Recorder,  // no kernel bit: the recorder reads every executable mapping's build-id
+};
+
+using ExtensionFactory =
+    std::function<std::vector<std::unique_ptr<RecordExtension>>(const std::vector<std::string>& specs)>;
+
+struct RecordOptions {
+  std::vector<std::string> events;         // -e values (comma lists allowed)
+  std::optional<uint64_t> freq;            // -F
+  std::optional<uint64_t> period;          // -c
+  bool callchain = false;                  // -g / --call-graph fp
+  size_t mmap_pages = 256;                 // -m: data pages per ring buffer (power of two)
+  bool inherit = true;                     // --no-inherit clears it
+  std::string output = "sonde.data";       // -o, "-" for stdout
+  std::vector<pid_t> pids;                 // -p
+  std::vector<pid_t> tids;                 // -t
+  bool system_wide = false;                // -a
+  std::vector<int> cpus;                   // -C (implies system-wide on those CPUs)
+  std::vector<std::string> command;        // -- CMD ARGS
+  BuildIdMode build_id_mode = BuildIdMode::Auto;
+  std::vector<std::string> cmdline;        // the recorder's argv, for FEAT_CMDLINE
+  std::string version = "sonde";           // FEAT_VERSION
+  bool quiet = false;                      // no summary line
+
+  std::vector<std::unique_ptr<RecordExtension>> extensions;
+  ExtensionFactory extension_factory;
+};
+
+struct RecordSummary {
+  uint64_t samples = 0;
+  uint64_t lost = 0;             // samples the kernel dropped (LOST / LOST_SAMPLES)
+  uint64_t bytes = 0;
+  double seconds = 0;
+  uint64_t dropped_records = 0;  // kernel record types perf 6.1 does not know
+  uint64_t build_ids_read = 0;   // objects whose build-id the recorder read itself
+  bool kernel_build_ids = false;
+  int exit_status = 0;           // the workload's, or 0
+};
+
+// Runs a whole recording. Throws sonde::Error: usage errors (exit 2) and
+// runtime errors found before the output is opened leave no output file.
+RecordSummary record(RecordOptions& options);
+
+}  // namespace sonde::record
