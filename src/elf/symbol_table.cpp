@@ -25,9 +25,16 @@ size_t leading_underscores(std::string_view n) {
   return i;
 }
 
-bool is_function(const GElf_Sym& s) {
+bool is_function(Elf* elf, const GElf_Sym& s) {
   int t = GELF_ST_TYPE(s.st_info);
-  return (t == STT_FUNC || t == STT_GNU_IFUNC) && s.st_shndx != SHN_UNDEF && s.st_value != 0;
+  if (s.st_shndx == SHN_UNDEF || s.st_value == 0) return false;
+  if (t == STT_FUNC || t == STT_GNU_IFUNC) return true;
+  // Assembly entry points (_start, _dl_start_user) are untyped labels; perf
+  // names them, so must we.
+  if (t != STT_NOTYPE || s.st_shndx == SHN_ABS || s.st_shndx >= SHN_LORESERVE) return false;
+  GElf_Shdr sh;
+  Elf_Scn* scn = elf_getscn(elf, s.st_shndx);
+  return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
 }  // namespace
@@ -43,19 +50,27 @@ void SymbolTable::add_owned(uint64_t addr, uint64_t size, std::string_view name)
 
 void SymbolTable::add_elf(const ElfFile& file, bool with_plt) {
   Elf* elf = file.elf();
-  Elf_Scn* scn = nullptr;
   Elf_Scn* dynsym_scn = nullptr;
-  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+  // .symtab first: among equally good aliases the earlier one wins, and perf
+  // reads .symtab alone when there is one.
+  std::vector<Elf_Scn*> tables;
+  for (uint32_t want : {SHT_SYMTAB, SHT_DYNSYM}) {
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) && sh.sh_type == want) tables.push_back(scn);
+      if (want == SHT_DYNSYM && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) dynsym_scn = scn;
+    }
+  }
+  for (Elf_Scn* scn : tables) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
-    if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) continue;
-    if (sh.sh_type == SHT_DYNSYM) dynsym_scn = scn;
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (!data || !data->d_buf || sh.sh_entsize == 0) continue;
     size_t n = sh.sh_size / sh.sh_entsize;
     for (size_t i = 1; i < n; ++i) {
       GElf_Sym s;
-      if (!gelf_getsym(data, static_cast<int>(i), &s) || !is_function(s)) continue;
+      if (!gelf_getsym(data, static_cast<int>(i), &s) || !is_function(elf, s)) continue;
       // elf_strptr checks st_name against the string table's bounds.
       const char* name = elf_strptr(elf, sh.sh_link, s.st_name);
       if (!name || !*name) continue;
@@ -106,27 +121,33 @@ void SymbolTable::add_elf(const ElfFile& file, bool with_plt) {
     if (addr + slot > limit) break;
     GElf_Sym s;
     size_t symi = GELF_R_SYM(r.r_info);
-    if (symi == 0 || !gelf_getsym(ddata, static_cast<int>(symi), &s)) continue;
-    const char* sn = elf_strptr(elf, dyn_sh.sh_link, s.st_name);
-    if (!sn || !*sn) continue;
+    // IRELATIVE slots have no symbol (index 0): perf 6.1 calls them "@plt",
+    // and so do we, so reports agree.
+    const char* sn = "";
+    if (symi != 0) {
+      if (!gelf_getsym(ddata, static_cast<int>(symi), &s)) continue;
+      sn = elf_strptr(elf, dyn_sh.sh_link, s.st_name);
+      if (!sn) continue;
+    }
     name.assign(sn).append("@plt");
     add_owned(addr, slot, name);
   }
 }
 
-void SymbolTable::finalize(uint64_t max_gap) {
+void SymbolTable::finalize(uint64_t max_gap, Aliases rule) {
   std::vector<size_t> order(syms_.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const TableSymbol& x = syms_[a];
     const TableSymbol& y = syms_[b];
     if (x.addr != y.addr) return x.addr < y.addr;
+    if (rule == Aliases::kLastWins) return a > b;
     if ((x.size == 0) != (y.size == 0)) return x.size != 0;
     if (prio_[a] != prio_[b]) return prio_[a] < prio_[b];
     size_t ux = leading_underscores(x.name), uy = leading_underscores(y.name);
     if (ux != uy) return ux < uy;
     if (x.name.size() != y.name.size()) return x.name.size() > y.name.size();
-    return x.name < y.name;  // deterministic whatever the input order
+    return a < b;  // then the first in table order, like perf
   });
   std::vector<TableSymbol> out;
   out.reserve(syms_.size());

@@ -23,7 +23,8 @@ struct TableSymbol {
 
 class SymbolTable {
  public:
-  // Function symbols (STT_FUNC, STT_GNU_IFUNC) of .symtab and .dynsym, and one
+  // Function symbols (STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE labels in
+  // executable sections, as perf keeps them) of .symtab, then .dynsym, and one
   // `name@plt` per PLT slot (.plt / .plt.sec from .rela.plt). Addresses are
   // link-time virtual addresses.
   void add_elf(const ElfFile& file, bool with_plt = true);
@@ -35,7 +36,10 @@ class SymbolTable {
   // Sorts by address, keeps one name per address (perf's preference:
   // sized, non-weak, global, fewer leading underscores, longer), and gives zero-sized symbols the gap to the next one (capped at
   // `max_gap` so a stray label does not swallow unrelated code).
-  void finalize(uint64_t max_gap = 4096);
+  // kLastWins is for kallsyms, which has no sizes: perf keeps the last alias
+  // in file order there.
+  enum class Aliases { kPerfElf, kLastWins };
+  void finalize(uint64_t max_gap = 4096, Aliases rule = Aliases::kPerfElf);
 
   // The symbol containing `vaddr`, or nullptr. Requires finalize().
   const TableSymbol* find(uint64_t vaddr) const;

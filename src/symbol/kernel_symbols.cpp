@@ -75,7 +75,7 @@ bool load_kallsyms(const std::string& path, std::string& text, SymbolTable& tabl
   }
   // kallsyms has no sizes: each symbol runs to the next one, capped so the
   // last one before a hole does not absorb it.
-  table.finalize(1 << 20);
+  table.finalize(1 << 20, SymbolTable::Aliases::kLastWins);
   std::sort(modules.begin(), modules.end(), [](const auto& x, const auto& y) { return x.start < y.start; });
   return true;
 }

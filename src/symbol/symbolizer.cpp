@@ -295,9 +295,10 @@ struct Symbolizer::Impl {
       note(o.info.note);
       return;
     }
-    if (runtime) o.table.add_elf(*runtime, true);
+    // The full symbol table first: it decides among aliases, as in perf.
     if (debug) o.table.add_elf(*debug, false);
     if (mini) o.table.add_elf(*mini, false);
+    if (runtime) o.table.add_elf(*runtime, true);
     o.table.finalize();
     o.info.symbol_count = o.table.size();
     o.addr_file = runtime ? runtime.get() : debug.get();
