@@ -1,0 +1,119 @@
+// `sonde sdt add|list|remove`: the SDT probe cache (src/probe/probe_cache.h).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <set>
+
+#include "commands.h"
+#include "probe/probe_cache.h"
+#include "probe/sdt_spec.h"
+#include "util/error.h"
+
+namespace sonde::cli {
+namespace {
+
+std::string site_line(const probe::SdtFile& f, const probe::SdtSite& s) {
+  std::string sem = s.has_semaphore() ? fmt::format("semaphore=0x{:x}", s.semaphore) : "semaphore=no";
+  return fmt::format("{} {} {} 0x{:x} {} {}", s.full_name(), f.path, f.build_id.empty() ? "-" : f.build_id.hex(),
+                     s.pc, sem, s.args.empty() ? "-" : s.args);
+}
+
+struct SdtOptions {
+  std::string buildid_dir;
+  std::vector<std::string> paths;
+  bool deps = false;
+};
+
+}  // namespace
+
+void register_sdt(CLI::App& app, int& /*exit_code*/) {
+  auto* sdt = app.add_subcommand("sdt", "Manage the SDT (USDT) probe cache");
+  sdt->require_subcommand(1);
+  auto opts = std::make_shared<SdtOptions>();
+
+  auto* add = sdt->add_subcommand("add", "Scan binaries for SDT probes and cache them by build-id");
+  add->add_option("paths", opts->paths, "ELF files")->required();
+  add->add_flag("--deps", opts->deps, "Also scan the shared libraries they need (DT_NEEDED)");
+  add->add_option("--buildid-dir", opts->buildid_dir, "Cache folder (default $SONDE_BUILDID_DIR or ~/.debug)");
+  add->callback([opts] {
+    probe::ProbeCache cache(probe::ProbeCache::default_root(opts->buildid_dir));
+    std::vector<std::string> todo = opts->paths;
+    std::set<std::string> done;
+    for (size_t i = 0; i < todo.size(); ++i) {
+      bool explicit_path = i < opts->paths.size();
+      if (!done.insert(todo[i]).second) continue;
+      probe::SdtFile f;
+      if (explicit_path) {
+        f = cache.add(todo[i]);
+      } else {
+        f = cache.get(todo[i], true);  // a dependency: cached only when it has probes
+      }
+      if (explicit_path || !f.sites.empty()) {
+        std::set<std::string> names;
+        for (const auto& s : f.sites) names.insert(s.full_name());
+        std::printf("%s %s: %zu probe(s), %zu site(s)\n", f.path.c_str(),
+                    f.build_id.empty() ? "-" : f.build_id.hex().c_str(), names.size(), f.sites.size());
+      }
+      if (opts->deps)
+        for (const auto& n : f.needed)
+          if (auto p = probe::find_needed_library(n, f)) todo.push_back(*p);
+    }
+  });
+
+  auto* list = sdt->add_subcommand(
+      "list", "List probe sites: of the given binaries, of %PROVIDER[:EVENT] in the cache, or all cached");
+  list->add_option("what", opts->paths, "PATH... or %PROVIDER[:EVENT]");
+  list->add_option("--buildid-dir", opts->buildid_dir, "Cache folder (default $SONDE_BUILDID_DIR or ~/.debug)");
+  list->callback([opts] {
+    probe::ProbeCache cache(probe::ProbeCache::default_root(opts->buildid_dir));
+    std::string out;
+    std::vector<probe::ProbeSpec> specs;
+    std::vector<std::string> paths;
+    for (const auto& w : opts->paths) {
+      if (probe::is_sdt_spec(w))
+        specs.push_back(probe::parse_probe_spec(w));
+      else
+        paths.push_back(w);
+    }
+    for (const auto& p : paths) {
+      auto f = cache.get(p, false);
+      for (const auto& s : f.sites) out += site_line(f, s) + "\n";
+    }
+    if (!specs.empty() || opts->paths.empty()) {
+      // From the index: each cached binary once, its matching sites.
+      std::set<std::pair<std::string, std::string>> files;
+      for (const auto& e : cache.index()) {
+        bool want = specs.empty();
+        for (const auto& sp : specs) want = want || sp.matches(e.provider, e.name);
+        if (want) files.emplace(e.path, e.build_id);
+      }
+      size_t matched = 0;
+      for (const auto& [path, bid] : files) {
+        auto f = cache.load(path, bid);
+        if (!f) continue;
+        for (const auto& s : f->sites) {
+          bool want = specs.empty();
+          for (const auto& sp : specs) want = want || sp.matches(s.provider, s.name);
+          if (want) out += site_line(*f, s) + "\n", ++matched;
+        }
+      }
+      if (!specs.empty() && matched == 0)
+        throw_runtime("sdt: no cached probe matches {} (add binaries with `sonde sdt add PATH`)", specs[0].text);
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  });
+
+  auto* remove = sdt->add_subcommand("remove", "Remove a binary's probes from the cache (by path or build-id)");
+  remove->add_option("what", opts->paths, "PATH or BUILDID")->required();
+  remove->add_option("--buildid-dir", opts->buildid_dir, "Cache folder (default $SONDE_BUILDID_DIR or ~/.debug)");
+  remove->callback([opts] {
+    probe::ProbeCache cache(probe::ProbeCache::default_root(opts->buildid_dir));
+    for (const auto& w : opts->paths) {
+      size_t n = cache.remove(w);
+      if (n == 0) throw_runtime("sdt: {} is not in the probe cache", w);
+      std::printf("removed %s (%zu cache entr%s)\n", w.c_str(), n, n == 1 ? "y" : "ies");
+    }
+  });
+}
+
+}  // namespace sonde::cli

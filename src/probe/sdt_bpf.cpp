@@ -1,0 +1,168 @@
+#include "probe/sdt_bpf.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdarg>
+#include <cstring>
+#include <mutex>
+
+#include "probe/sdt_bpf_obj.h"  // generated: sdt_bpf_o[], sdt_bpf_o_len
+#include "util/error.h"
+#include "util/fs.h"
+
+namespace sonde::probe {
+
+static_assert(sizeof(UprobeMultiLinkAttr) == 64);
+static_assert(offsetof(UprobeMultiLinkAttr, path) == 16);
+static_assert(offsetof(UprobeMultiLinkAttr, offsets) == 24);
+static_assert(offsetof(UprobeMultiLinkAttr, ref_ctr_offsets) == 32);
+static_assert(offsetof(UprobeMultiLinkAttr, cookies) == 40);
+static_assert(offsetof(UprobeMultiLinkAttr, cnt) == 48);
+static_assert(offsetof(UprobeMultiLinkAttr, um_flags) == 52);
+static_assert(offsetof(UprobeMultiLinkAttr, pid) == 56);
+// The BPF side is compiled by clang for another target: pin the shared layout.
+static_assert(sizeof(sonde_sdt_arg_spec) == 16);
+static_assert(sizeof(sonde_sdt_site_spec) == 8 + 16 * SONDE_SDT_MAX_ARGS);
+static_assert(sizeof(sonde_sdt_raw) == 120);
+static_assert(offsetof(sonde_sdt_raw, site) == 4);
+static_assert(offsetof(sonde_sdt_raw, probe) == 8);
+static_assert(offsetof(sonde_sdt_raw, types) == 12);
+static_assert(offsetof(sonde_sdt_raw, values) == 24);
+
+namespace {
+
+// libbpf reports through a global callback; keep its last lines for our
+// one-line error instead of letting it write to stderr.
+std::mutex g_log_mu;
+std::string g_log;
+
+int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list ap) {
+  if (level == LIBBPF_DEBUG) return 0;
+  char buf[512];
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::lock_guard lk(g_log_mu);
+  g_log += buf;
+  if (g_log.size() > 4096) g_log.erase(0, g_log.size() - 4096);
+  return n;
+}
+
+std::string last_log_line() {
+  std::lock_guard lk(g_log_mu);
+  std::string s = g_log;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  size_t nl = s.rfind('\n');
+  return nl == std::string::npos ? s : s.substr(nl + 1);
+}
+
+int map_fd(bpf_object* obj, const char* name) {
+  bpf_map* m = bpf_object__find_map_by_name(obj, name);
+  return m ? bpf_map__fd(m) : -1;
+}
+
+}  // namespace
+
+SdtBpf::SdtBpf() {
+  libbpf_set_print(libbpf_log);
+  {
+    std::lock_guard lk(g_log_mu);
+    g_log.clear();
+  }
+  LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "sonde_sdt");
+  obj_ = bpf_object__open_mem(sdt_bpf_o, sdt_bpf_o_len, &opts);
+  if (!obj_) throw_runtime("sdt: cannot open the embedded BPF program: {}", errno_text(errno));
+  bpf_program* prog = bpf_object__find_program_by_name(obj_, "sonde_sdt");
+  if (!prog) throw_runtime("sdt: the embedded BPF object has no program");
+  // libbpf 1.1 does not know uprobe.multi sections: load as a kprobe program
+  // with the uprobe_multi expected attach type, which is what the kernel wants.
+  bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
+  bpf_program__set_expected_attach_type(prog, static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
+  if (bpf_object__load(obj_) != 0) {
+    int err = errno;
+    std::string why = last_log_line();
+    bpf_object__close(obj_);
+    obj_ = nullptr;
+    throw_runtime("sdt: cannot load the BPF program ({}){}{}", errno_text(err), why.empty() ? "" : ": ", why);
+  }
+  prog_fd_ = bpf_program__fd(prog);
+  events_fd_ = map_fd(obj_, "events");
+  sites_fd_ = map_fd(obj_, "sites");
+  tgids_fd_ = map_fd(obj_, "tgids");
+  config_fd_ = map_fd(obj_, "config");
+  if (prog_fd_ < 0 || events_fd_ < 0 || sites_fd_ < 0 || tgids_fd_ < 0 || config_fd_ < 0) {
+    bpf_object__close(obj_);
+    obj_ = nullptr;
+    throw_runtime("sdt: the embedded BPF object lacks a map");
+  }
+}
+
+SdtBpf::~SdtBpf() {
+  if (obj_) bpf_object__close(obj_);
+}
+
+void SdtBpf::set_filter(bool filter_tgids) {
+  uint32_t zero = 0;
+  sonde_sdt_config c{};
+  c.filter_tgids = filter_tgids ? 1 : 0;
+  if (bpf_map_update_elem(config_fd_, &zero, &c, BPF_ANY) != 0) throw_runtime("sdt: BPF config: {}", errno_text(errno));
+}
+
+void SdtBpf::add_tgid(pid_t tgid) {
+  uint32_t k = static_cast<uint32_t>(tgid);
+  uint8_t one = 1;
+  bpf_map_update_elem(tgids_fd_, &k, &one, BPF_ANY);  // full map: the ancestry walk still finds children
+}
+
+void SdtBpf::remove_tgid(pid_t tgid) {
+  uint32_t k = static_cast<uint32_t>(tgid);
+  bpf_map_delete_elem(tgids_fd_, &k);
+}
+
+void SdtBpf::set_output(int cpu, int perf_fd) {
+  uint32_t k = static_cast<uint32_t>(cpu);
+  uint32_t v = static_cast<uint32_t>(perf_fd);
+  if (bpf_map_update_elem(events_fd_, &k, &v, BPF_ANY) != 0)
+    throw_runtime("sdt: cannot connect the bpf-output event of CPU {}: {}", cpu, errno_text(errno));
+}
+
+void SdtBpf::set_site(uint32_t cookie, const sonde_sdt_site_spec& spec) {
+  if (bpf_map_update_elem(sites_fd_, &cookie, &spec, BPF_ANY) != 0)
+    throw_runtime("sdt: cannot store probe site {}: {}", cookie, errno_text(errno));
+}
+
+UniqueFd SdtBpf::attach(const std::string& path, std::span<const uint64_t> offsets,
+                        std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies) {
+  if (offsets.empty()) return UniqueFd();
+  UprobeMultiLinkAttr attr{};
+  attr.prog_fd = static_cast<uint32_t>(prog_fd_);
+  attr.attach_type = kBpfTraceUprobeMulti;
+  attr.path = reinterpret_cast<uint64_t>(path.c_str());
+  attr.offsets = reinterpret_cast<uint64_t>(offsets.data());
+  attr.ref_ctr_offsets = reinterpret_cast<uint64_t>(ref_ctr_offsets.data());
+  attr.cookies = reinterpret_cast<uint64_t>(cookies.data());
+  attr.cnt = static_cast<uint32_t>(offsets.size());
+  int fd = static_cast<int>(::syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof attr));
+  if (fd < 0) {
+    int err = errno;
+    if (err == EINVAL && !uprobe_multi_supported())
+      throw_runtime("sdt: this kernel has no BPF uprobe_multi links (Linux 6.6+ needed to record SDT probes)");
+    throw_runtime("sdt: cannot attach {} probe site(s) in {}: {}", offsets.size(), path, errno_text(err));
+  }
+  return UniqueFd(fd);
+}
+
+bool uprobe_multi_supported() {
+  // BPF_LINK_CREATE cannot be asked about an attach type without a loaded
+  // program of that type, so go by the kernel release (uprobe_multi: 6.6).
+  auto rel = read_first_line("/proc/sys/kernel/osrelease");
+  int major = 0, minor = 0;
+  if (!rel || std::sscanf(rel->c_str(), "%d.%d", &major, &minor) != 2) return true;
+  return major > 6 || (major == 6 && minor >= 6);
+}
+
+}  // namespace sonde::probe

@@ -1,0 +1,73 @@
+// The kernel side of SDT recording: the embedded BPF program (sdt.bpf.c),
+// its maps, and BPF uprobe_multi links created with the raw bpf(2) syscall
+// (Debian's libbpf 1.1 loads programs but predates uprobe_multi). One link
+// per object file carries every site of that file (offsets, semaphore
+// ref_ctr offsets, cookies): one registration and one teardown, fd-bound so
+// the kernel removes all of it when the recorder dies, even by SIGKILL.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "probe/sdt_abi.h"
+#include "util/fd.h"
+
+struct bpf_object;
+
+namespace sonde::probe {
+
+// Layout of the BPF_LINK_CREATE attr for BPF_TRACE_UPROBE_MULTI (kernel 6.6+;
+// not in the 6.1 uapi header installed here).
+struct UprobeMultiLinkAttr {
+  uint32_t prog_fd;
+  uint32_t target_fd;
+  uint32_t attach_type;
+  uint32_t flags;
+  uint64_t path;
+  uint64_t offsets;
+  uint64_t ref_ctr_offsets;
+  uint64_t cookies;
+  uint32_t cnt;
+  uint32_t um_flags;
+  uint32_t pid;
+  uint32_t pad;
+};
+inline constexpr uint32_t kBpfTraceUprobeMulti = 48;
+inline constexpr uint32_t kBpfLinkTypeUprobeMulti = 12;
+
+class SdtBpf {
+ public:
+  // Loads the program and creates its maps. Throws sonde::Error (runtime)
+  // with the kernel's reason when BPF is unavailable.
+  SdtBpf();
+  ~SdtBpf();
+  SdtBpf(const SdtBpf&) = delete;
+  SdtBpf& operator=(const SdtBpf&) = delete;
+
+  void set_filter(bool filter_tgids);
+  void add_tgid(pid_t tgid);
+  void remove_tgid(pid_t tgid);
+  // The bpf-output perf event of `cpu` (PERF_EVENT_ARRAY slot = CPU number).
+  void set_output(int cpu, int perf_fd);
+  void set_site(uint32_t cookie, const sonde_sdt_site_spec& spec);
+
+  // One uprobe_multi link for `path`: all arrays have the same length.
+  // ref_ctr_offsets entries are 0 for sites without a semaphore.
+  UniqueFd attach(const std::string& path, std::span<const uint64_t> offsets,
+                  std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies);
+
+ private:
+  bpf_object* obj_ = nullptr;
+  int prog_fd_ = -1;
+  int events_fd_ = -1, sites_fd_ = -1, tgids_fd_ = -1, config_fd_ = -1;
+};
+
+// Whether this kernel accepts uprobe_multi links: a cheap probe (a link on
+// /proc/self/exe with zero sites fails with EINVAL only after the attach type
+// is recognised). Used to give a clear error on kernels before 6.6.
+bool uprobe_multi_supported();
+
+}  // namespace sonde::probe

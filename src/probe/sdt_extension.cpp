@@ -1,0 +1,419 @@
+#include "probe/sdt_extension.h"
+
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "probe/sdt_abi.h"
+#include "probe/sdt_bpf.h"
+#include "util/byte_reader.h"
+#include "util/error.h"
+
+namespace sonde::probe {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::optional<std::string> real_path(const std::string& p) {
+  char* r = ::realpath(p.c_str(), nullptr);
+  if (!r) return std::nullopt;
+  std::string s(r);
+  std::free(r);
+  return s;
+}
+
+bool is_file(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; }
+
+uint8_t type_byte(const SdtArg& a) {
+  uint8_t t = a.size & SONDE_SDT_TYPE_SIZE_MASK;
+  if (a.is_signed) t |= SONDE_SDT_TYPE_SIGNED;
+  if (a.is_float) t |= SONDE_SDT_TYPE_FLOAT;
+  return t;
+}
+
+sonde_sdt_site_spec to_spec(const SdtSite& s, uint32_t probe) {
+  sonde_sdt_site_spec spec{};
+  spec.probe = probe;
+  spec.nargs = static_cast<uint32_t>(s.parsed.args.size());
+  for (size_t i = 0; i < s.parsed.args.size() && i < SONDE_SDT_MAX_ARGS; ++i) {
+    const SdtArg& a = s.parsed.args[i];
+    sonde_sdt_arg_spec& o = spec.args[i];
+    o.type = type_byte(a);
+    o.base = a.base;
+    o.index = a.index;
+    o.scale = a.scale;
+    o.shift = a.shift;
+    o.disp = a.disp;
+    switch (a.kind) {
+      case ArgKind::Imm: o.kind = SONDE_SDT_ARG_IMM; break;
+      case ArgKind::Reg: o.kind = SONDE_SDT_ARG_REG; break;
+      case ArgKind::Mem: o.kind = SONDE_SDT_ARG_MEM; break;
+      case ArgKind::RipMem:
+        // The program only knows the runtime probe ip: store the link-time
+        // distance from the probe to the global.
+        o.kind = SONDE_SDT_ARG_RIP;
+        o.disp = a.disp - static_cast<int64_t>(s.pc);
+        break;
+    }
+  }
+  return spec;
+}
+
+std::string candidates_text(const std::map<std::string, std::set<std::string>>& paths_by_name) {
+  std::string out;
+  for (const auto& [name, paths] : paths_by_name)
+    for (const auto& p : paths) out += (out.empty() ? "" : ", ") + name + "@" + p;
+  return out;
+}
+
+}  // namespace
+
+SdtExtension::SdtExtension(std::vector<std::string> specs, std::string cache_root) : cache_(std::move(cache_root)) {
+  for (const auto& s : specs) specs_.push_back(parse_probe_spec(s));
+}
+
+SdtExtension::~SdtExtension() { stop(); }
+
+uint32_t SdtExtension::probe_index(const std::string& full_name) {
+  auto [it, inserted] = probe_by_name_.emplace(full_name, static_cast<uint32_t>(probe_names_.size()));
+  if (inserted) probe_names_.push_back(full_name);
+  return it->second;
+}
+
+std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget& target) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto push = [&](const std::string& p) {
+    auto rp = real_path(p);
+    if (rp && seen.insert(*rp).second) out.push_back(*rp);
+  };
+  if (!target.command_path.empty()) {
+    push(target.command_path);
+    // The executable's DT_NEEDED closure, breadth first.
+    for (size_t i = 0; i < out.size() && out.size() < 512; ++i) {
+      const SdtFile* f = nullptr;
+      try {
+        auto [it, _] = files_.try_emplace(out[i], cache_.get(out[i]));
+        f = &it->second;
+      } catch (const Error&) {
+        continue;  // a script or unreadable library: nothing to probe there
+      }
+      for (const auto& n : f->needed)
+        if (auto p = find_needed_library(n, *f)) push(*p);
+    }
+  }
+  for (pid_t pid : target.pids) {
+    if (pid == target.workload_pid) continue;  // stopped before exec: its maps are sonde's
+    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+      // addr perms offset dev inode path
+      std::istringstream ls(line);
+      std::string range, perms, off, dev, inode, path;
+      ls >> range >> perms >> off >> dev >> inode;
+      std::getline(ls, path);
+      size_t b = path.find_first_not_of(' ');
+      if (b == std::string::npos) continue;
+      path = path.substr(b);
+      if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
+      if (path.ends_with(" (deleted)")) continue;
+      // Open through the target's root so containers resolve their own files.
+      std::string via_root = "/proc/" + std::to_string(pid) + "/root" + path;
+      push(is_file(via_root) ? via_root : path);
+    }
+  }
+  return out;
+}
+
+void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_attr& base) {
+  if (specs_.empty()) return;
+  try {
+    auto objects = target_objects(target);
+    std::vector<const SdtFile*> target_files;
+    for (const auto& p : objects) {
+      auto it = files_.find(p);
+      if (it == files_.end()) {
+        try {
+          it = files_.emplace(p, cache_.get(p)).first;
+        } catch (const Error&) {
+          continue;
+        }
+      }
+      target_files.push_back(&it->second);
+      seen_paths_.insert(p);
+    }
+
+    std::optional<std::vector<IndexEntry>> index;
+    // Picked sites per file, in order, without duplicates across specs.
+    std::map<std::string, std::vector<const SdtSite*>> picked;
+    std::set<const SdtSite*> taken;
+    auto take = [&](const SdtFile& f, const SdtSite& s) {
+      if (taken.insert(&s).second) picked[f.path].push_back(&s);
+    };
+
+    for (const auto& spec : specs_) {
+      size_t matched = 0;
+      if (!spec.path.empty()) {
+        auto rp = real_path(spec.path);
+        if (!rp) throw_usage("sdt: cannot open {}: {}", spec.path, errno_text(errno));
+        auto it = files_.find(*rp);
+        if (it == files_.end()) it = files_.emplace(*rp, cache_.get(*rp)).first;
+        for (const auto& s : it->second.sites)
+          if (spec.matches(s.provider, s.name)) take(it->second, s), ++matched;
+        if (!matched) throw_usage("sdt: no probe matches '{}' in {}", spec.text, *rp);
+        continue;
+      }
+      std::set<std::string> in_target;
+      for (const SdtFile* f : target_files)
+        for (const auto& s : f->sites)
+          if (spec.matches(s.provider, s.name)) {
+            take(*f, s);
+            in_target.insert(s.full_name());
+            ++matched;
+          }
+      // Names no target object defines: the probe cache index decides, and
+      // must name exactly one binary per probe name.
+      if (!index) index = cache_.index();
+      std::map<std::string, std::set<std::string>> paths_by_name;
+      for (const auto& e : *index) {
+        std::string full = "%" + e.provider + ":" + e.name;
+        if (!spec.matches(e.provider, e.name) || in_target.count(full)) continue;
+        if (!is_file(e.path)) continue;  // the cached binary is gone
+        paths_by_name[full].insert(e.path);
+      }
+      std::map<std::string, std::set<std::string>> ambiguous;
+      for (const auto& [name, paths] : paths_by_name)
+        if (paths.size() > 1) ambiguous[name] = paths;
+      if (!ambiguous.empty())
+        throw_usage("sdt: '{}' is ambiguous: defined by several binaries and none is mapped by the target; "
+                    "pin one with @PATH. Candidates: {}",
+                    spec.text, candidates_text(ambiguous));
+      for (const auto& [name, paths] : paths_by_name) {
+        const std::string& p = *paths.begin();
+        auto it = files_.find(p);
+        if (it == files_.end()) {
+          try {
+            it = files_.emplace(p, cache_.get(p)).first;
+          } catch (const Error&) {
+            continue;
+          }
+        }
+        for (const auto& s : it->second.sites)
+          if (s.full_name() == name) take(it->second, s), ++matched;
+      }
+      if (!matched)
+        throw_usage("sdt: no probe matches '{}' in the {} or the probe cache (add its binary with `sonde sdt add "
+                    "PATH` or pin it with @PATH)",
+                    spec.text, target.command_path.empty() ? "target processes" : "command and its libraries");
+    }
+
+    // Every picked site must be recordable; say which probe is not.
+    for (const auto& [path, sites] : picked) {
+      const SdtFile& f = files_.at(path);
+      for (const SdtSite* s : sites) {
+        if (f.machine != kMachineX86_64)
+          throw_usage("sdt: {} in {}: recording probes of ELF machine {} is not supported on this host",
+                      s->full_name(), path, f.machine);
+        if (!s->parsed.ok())
+          throw_usage("sdt: {} in {} (0x{:x}): {}", s->full_name(), path, s->pc, s->parsed.error);
+      }
+    }
+
+    // The output events: software bpf-output, one per CPU, with the
+    // recorder's sample layout plus RAW (the payload) and IDENTIFIER (so the
+    // sample can be renamed in place).
+    attr_ = base;
+    attr_.size = sizeof(perf_event_attr);
+    attr_.type = PERF_TYPE_SOFTWARE;
+    attr_.config = PERF_COUNT_SW_BPF_OUTPUT;
+    attr_.sample_period = 1;
+    attr_.freq = 0;
+    attr_.sample_type = (base.sample_type | PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER) &
+                        ~static_cast<uint64_t>(PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_AUX);
+    attr_.read_format = 0;
+    attr_.disabled = 0;
+    attr_.inherit = 0;
+    attr_.enable_on_exec = 0;
+    attr_.mmap = attr_.mmap2 = attr_.mmap_data = attr_.comm = attr_.comm_exec = attr_.task = 0;
+    attr_.context_switch = attr_.namespaces = attr_.ksymbol = attr_.bpf_event = attr_.cgroup = 0;
+    attr_.exclude_user = attr_.exclude_kernel = attr_.exclude_hv = attr_.exclude_idle = 0;
+    attr_.precise_ip = 0;
+    attr_.config1 = attr_.config2 = 0;
+    attr_.branch_sample_type = 0;
+    if (attr_.wakeup_events == 0 && !attr_.watermark) attr_.wakeup_events = 1;
+
+    auto t0 = Clock::now();
+    bpf_ = std::make_unique<SdtBpf>();
+    std::vector<int> cpus = target.cpus;
+    if (cpus.empty())
+      for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n; ++c) cpus.push_back(static_cast<int>(c));
+    for (int cpu : cpus) {
+      int fd = static_cast<int>(::syscall(__NR_perf_event_open, &attr_, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+      if (fd < 0) throw_runtime("sdt: cannot open the bpf-output event on CPU {}: {}", cpu, errno_text(errno));
+      outputs_.emplace_back(fd);
+      uint64_t id = 0;
+      if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) throw_runtime("sdt: PERF_EVENT_IOC_ID: {}", errno_text(errno));
+      output_ids_.push_back(id);
+      bpf_->set_output(cpu, fd);
+    }
+    filter_ = !target.system_wide && (!target.pids.empty() || !target.tids.empty() || target.workload_pid > 0);
+    bpf_->set_filter(filter_);
+    for (pid_t p : target.pids) bpf_->add_tgid(p);
+    for (pid_t p : target.tids) bpf_->add_tgid(p);  // a -t thread of a single-threaded process
+    if (target.workload_pid > 0) bpf_->add_tgid(target.workload_pid);
+
+    for (const auto& [path, sites] : picked) {
+      size_t first = sites_.size();
+      add_sites(files_.at(path), sites);
+      attach_file(path, first);
+      seen_paths_.insert(path);
+    }
+    attach_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
+  } catch (...) {
+    stop();
+    throw;
+  }
+}
+
+void SdtExtension::add_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked) {
+  for (const SdtSite* s : picked) {
+    Site site{file.path, *s, probe_index(s->full_name())};
+    uint32_t cookie = static_cast<uint32_t>(sites_.size());
+    bpf_->set_site(cookie, to_spec(*s, site.probe));
+    sites_.push_back(std::move(site));
+  }
+}
+
+void SdtExtension::attach_file(const std::string& path, size_t first) {
+  std::vector<uint64_t> offsets, refs, cookies;
+  for (size_t i = first; i < sites_.size(); ++i) {
+    offsets.push_back(sites_[i].site.pc_offset);
+    refs.push_back(sites_[i].site.sem_offset);
+    cookies.push_back(i);
+  }
+  if (!offsets.empty()) links_.push_back(bpf_->attach(path, offsets, refs, cookies));
+}
+
+std::vector<perf::EventDesc> SdtExtension::attrs() {
+  std::vector<perf::EventDesc> out;
+  if (!bpf_) return out;
+  for (size_t i = 0; i < probe_names_.size(); ++i) out.push_back({attr_, probe_names_[i], {kSdtIdBase + i}});
+  // The carrier events themselves: records other than samples (LOST, ...)
+  // carry their kernel ids.
+  out.push_back({attr_, "sdt:output", output_ids_});
+  return out;
+}
+
+std::vector<int> SdtExtension::ring_fds() {
+  std::vector<int> out;
+  for (const auto& fd : outputs_) out.push_back(fd.get());
+  return out;
+}
+
+bool SdtExtension::rewrite_sample(std::span<uint8_t> record) {
+  const uint64_t st = attr_.sample_type;
+  if (record.size() < 16) return false;
+  ByteReader r(record.data() + 8, record.size() - 8);
+  size_t identifier_at = 0, id_at = 0;
+  uint64_t u = 0;
+  if (st & PERF_SAMPLE_IDENTIFIER) {
+    identifier_at = 8 + r.offset();
+    if (!r.read(u)) return false;
+  }
+  if (st & PERF_SAMPLE_IP && !r.read(u)) return false;
+  if (st & PERF_SAMPLE_TID && !r.read(u)) return false;
+  if (st & PERF_SAMPLE_TIME && !r.read(u)) return false;
+  if (st & PERF_SAMPLE_ADDR && !r.read(u)) return false;
+  if (st & PERF_SAMPLE_ID) {
+    id_at = 8 + r.offset();
+    if (!r.read(u)) return false;
+  }
+  if (st & PERF_SAMPLE_STREAM_ID && !r.read(u)) return false;
+  if (st & PERF_SAMPLE_CPU && !r.read(u)) return false;
+  if (st & PERF_SAMPLE_PERIOD && !r.read(u)) return false;
+  if (st & PERF_SAMPLE_CALLCHAIN) {
+    uint64_t nr = 0;
+    if (!r.read(nr) || nr > r.remaining() / 8 || !r.skip(nr * 8)) return false;
+  }
+  if (!(st & PERF_SAMPLE_RAW)) return false;
+  uint32_t size = 0;
+  std::span<const uint8_t> raw;
+  if (!r.read(size) || !r.bytes(size, raw) || raw.size() < sizeof(sonde_sdt_raw)) return false;
+  sonde_sdt_raw payload;
+  std::memcpy(&payload, raw.data(), sizeof payload);
+  if (payload.magic != SONDE_SDT_MAGIC || payload.probe >= probe_names_.size()) return false;
+  uint64_t id = kSdtIdBase + payload.probe;
+  if (identifier_at) std::memcpy(record.data() + identifier_at, &id, 8);
+  if (id_at) std::memcpy(record.data() + id_at, &id, 8);
+  return true;
+}
+
+void SdtExtension::on_fork(pid_t pid, pid_t /*ppid*/) {
+  if (bpf_ && filter_) bpf_->add_tgid(pid);
+}
+
+void SdtExtension::on_exit(pid_t pid) {
+  if (bpf_ && filter_) bpf_->remove_tgid(pid);
+}
+
+void SdtExtension::on_exec_mapping(pid_t pid, const std::string& path, const BuildId& /*id*/) {
+  if (!bpf_ || stopped_ || path.empty() || path[0] != '/') return;
+  std::string open_path = "/proc/" + std::to_string(pid) + "/root" + path;
+  if (!is_file(open_path)) open_path = path;
+  auto rp = real_path(open_path);
+  if (!rp || seen_paths_.count(*rp)) return;
+  seen_paths_.insert(*rp);
+  try {
+    auto it = files_.emplace(*rp, cache_.get(*rp)).first;
+    const SdtFile& f = it->second;
+    std::vector<const SdtSite*> picked;
+    for (const auto& s : f.sites) {
+      // Only names already in the stream header can be recorded.
+      if (!probe_by_name_.count(s.full_name())) continue;
+      bool want = false;
+      for (const auto& spec : specs_) {
+        if (!spec.matches(s.provider, s.name)) continue;
+        if (!spec.path.empty()) {
+          auto sp = real_path(spec.path);
+          if (!sp || *sp != *rp) continue;
+        }
+        want = true;
+      }
+      if (want && f.machine == kMachineX86_64 && s.parsed.ok()) picked.push_back(&s);
+    }
+    if (picked.empty()) return;
+    size_t first = sites_.size();
+    add_sites(f, picked);
+    attach_file(*rp, first);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "sonde: warning: %s\n", e.what());
+  }
+}
+
+void SdtExtension::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  auto t0 = Clock::now();
+  // Each link close waits for the kernel's uprobe unregistration (~20-35 ms);
+  // links close in parallel from separate threads.
+  if (links_.size() > 1) {
+    std::vector<std::thread> threads;
+    for (auto& l : links_) threads.emplace_back([fd = l.release()] { ::close(fd); });
+    for (auto& t : threads) t.join();
+  }
+  links_.clear();
+  outputs_.clear();
+  bpf_.reset();
+  detach_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace sonde::probe

@@ -1,0 +1,80 @@
+// `sonde record -e '%PROVIDER:EVENT[@PATH]'`: the RecordExtension that
+// resolves SDT specs to probe sites, attaches them through the BPF program
+// (one uprobe_multi link per object file) and names each sample after its
+// probe. See docs/sdt.md.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "probe/probe_cache.h"
+#include "probe/sdt_spec.h"
+#include "record/record_extension.h"
+#include "util/fd.h"
+
+namespace sonde::probe {
+
+class SdtBpf;
+
+// Probe ids in the stream: far above any kernel event id.
+inline constexpr uint64_t kSdtIdBase = 1ULL << 62;
+
+class SdtExtension : public record::RecordExtension {
+ public:
+  // `specs`: the -e values that start with '%'. `cache_root`: the build-id
+  // cache folder (ProbeCache::default_root()).
+  SdtExtension(std::vector<std::string> specs, std::string cache_root);
+  ~SdtExtension() override;
+
+  void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
+  std::vector<perf::EventDesc> attrs() override;
+  std::vector<int> ring_fds() override;
+  bool rewrite_sample(std::span<uint8_t> record) override;
+  void on_fork(pid_t pid, pid_t ppid) override;
+  void on_exit(pid_t pid) override;
+  void on_exec_mapping(pid_t pid, const std::string& path, const BuildId& id) override;
+  void stop() override;
+
+  // Introspection for tests and benchmarks.
+  struct Site {
+    std::string path;
+    SdtSite site;
+    uint32_t probe = 0;
+  };
+  const std::vector<Site>& sites() const { return sites_; }
+  const std::vector<std::string>& probe_names() const { return probe_names_; }
+  size_t link_count() const { return links_.size(); }
+  double attach_seconds() const { return attach_seconds_; }
+  double detach_seconds() const { return detach_seconds_; }
+
+ private:
+  struct Candidate {
+    std::string path;
+    const SdtSite* site;
+  };
+  uint32_t probe_index(const std::string& full_name);
+  void add_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked);
+  void attach_file(const std::string& path, size_t first_site);
+  std::vector<std::string> target_objects(const record::RecordTarget& target);
+
+  std::vector<ProbeSpec> specs_;
+  ProbeCache cache_;
+  std::unique_ptr<SdtBpf> bpf_;
+  perf_event_attr attr_{};
+  std::vector<UniqueFd> outputs_;       // per CPU of target.cpus
+  std::vector<uint64_t> output_ids_;    // kernel ids of the bpf-output events
+  std::vector<UniqueFd> links_;
+  std::vector<Site> sites_;             // cookie = index
+  std::vector<std::string> probe_names_;
+  std::map<std::string, uint32_t> probe_by_name_;
+  std::set<std::string> seen_paths_;    // objects already scanned (attached or without matches)
+  std::map<std::string, SdtFile> files_;  // keeps scanned files alive
+  bool filter_ = false;
+  bool stopped_ = false;
+  double attach_seconds_ = 0, detach_seconds_ = 0;
+};
+
+}  // namespace sonde::probe

@@ -1,0 +1,252 @@
+#include "probe/sdt_note.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <map>
+
+#include "util/byte_reader.h"
+#include "util/error.h"
+#include "util/fd.h"
+
+namespace sonde::probe {
+namespace {
+
+constexpr uint32_t kNtStapsdt = 3;
+
+struct ElfHandle {
+  Elf* elf = nullptr;
+  ~ElfHandle() {
+    if (elf) elf_end(elf);
+  }
+};
+
+uint64_t swap_if(uint64_t v, bool swap, size_t size) {
+  if (!swap) return v;
+  return size == 8 ? __builtin_bswap64(v) : __builtin_bswap32(static_cast<uint32_t>(v));
+}
+
+struct Segment {
+  uint64_t vaddr, memsz, filesz, offset;
+  uint32_t flags;
+};
+
+}  // namespace
+
+namespace {
+std::string dirname_of(const std::string& p) {
+  size_t s = p.rfind('/');
+  return s == std::string::npos || s == 0 ? "/" : p.substr(0, s);
+}
+bool readable(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; }
+}  // namespace
+
+// Where the dynamic loader would find `soname` for `from` (enough for
+// probing: RUNPATH/RPATH with $ORIGIN, LD_LIBRARY_PATH, the usual folders).
+std::optional<std::string> find_needed_library(const std::string& soname, const SdtFile& from) {
+  if (soname.find('/') != std::string::npos) return readable(soname) ? std::optional(soname) : std::nullopt;
+  std::vector<std::string> dirs;
+  for (std::string d : from.runpath) {
+    for (const char* o : {"$ORIGIN", "${ORIGIN}"}) {
+      size_t at = d.find(o);
+      if (at != std::string::npos) d.replace(at, std::strlen(o), dirname_of(from.path));
+    }
+    dirs.push_back(d);
+  }
+  if (const char* llp = std::getenv("LD_LIBRARY_PATH")) {
+    std::stringstream ss(llp);
+    std::string d;
+    while (std::getline(ss, d, ':'))
+      if (!d.empty()) dirs.push_back(d);
+  }
+  for (const char* d : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+                        "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib"})
+    dirs.emplace_back(d);
+  for (const auto& d : dirs) {
+    std::string p = d + "/" + soname;
+    if (readable(p)) return p;
+  }
+  return std::nullopt;
+}
+
+SdtFile scan_sdt_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw_usage("sdt: cannot open {}: {}", path, errno_text(errno));
+  if (elf_version(EV_CURRENT) == EV_NONE) throw_runtime("sdt: libelf initialisation failed");
+  ElfHandle h;
+  h.elf = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);
+  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) throw_usage("sdt: {} is not an ELF file", path);
+  GElf_Ehdr eh;
+  if (!gelf_getehdr(h.elf, &eh)) throw_usage("sdt: {} is not an ELF file", path);
+
+  SdtFile out;
+  out.path = path;
+  out.machine = eh.e_machine;
+  out.elf64 = gelf_getclass(h.elf) == ELFCLASS64;
+  if (auto id = read_build_id(fd.get())) out.build_id = *id;
+  const bool swap = (eh.e_ident[EI_DATA] == ELFDATA2MSB) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+  const size_t asize = out.elf64 ? 8 : 4;
+
+  std::vector<Segment> loads;
+  size_t phnum = 0;
+  if (elf_getphdrnum(h.elf, &phnum) != 0) throw_runtime("sdt: {}: bad program headers", path);
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(h.elf, static_cast<int>(i), &ph)) continue;
+    if (ph.p_type == PT_LOAD) loads.push_back({ph.p_vaddr, ph.p_memsz, ph.p_filesz, ph.p_offset, ph.p_flags});
+  }
+
+  size_t shstrndx = 0;
+  if (elf_getshdrstrndx(h.elf, &shstrndx) != 0) throw_runtime("sdt: {}: bad section headers", path);
+  std::optional<uint64_t> stapsdt_base;
+  std::vector<Elf_Scn*> note_sections;
+  Elf_Scn* symtab = nullptr;
+  Elf_Scn* dynsym = nullptr;
+  Elf_Scn* dynamic = nullptr;
+  for (Elf_Scn* scn = elf_nextscn(h.elf, nullptr); scn; scn = elf_nextscn(h.elf, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh)) continue;
+    const char* name = elf_strptr(h.elf, shstrndx, sh.sh_name);
+    if (!name) continue;
+    if (sh.sh_type == SHT_NOTE && std::strcmp(name, ".note.stapsdt") == 0) note_sections.push_back(scn);
+    if (std::strcmp(name, ".stapsdt.base") == 0) stapsdt_base = sh.sh_addr;
+    if (sh.sh_type == SHT_SYMTAB) symtab = scn;
+    if (sh.sh_type == SHT_DYNSYM) dynsym = scn;
+    if (sh.sh_type == SHT_DYNAMIC) dynamic = scn;
+  }
+
+  // DT_NEEDED, for `sdt add --deps` and the workload's libraries.
+  if (dynamic) {
+    GElf_Shdr sh;
+    Elf_Data* d = elf_getdata(dynamic, nullptr);
+    if (d && gelf_getshdr(dynamic, &sh) && sh.sh_entsize) {
+      for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
+        GElf_Dyn dyn;
+        if (!gelf_getdyn(d, static_cast<int>(i), &dyn)) break;
+        if (dyn.d_tag == DT_NULL) break;
+        if (dyn.d_tag == DT_NEEDED)
+          if (const char* s = elf_strptr(h.elf, sh.sh_link, dyn.d_un.d_val)) out.needed.emplace_back(s);
+        if (dyn.d_tag == DT_RUNPATH || dyn.d_tag == DT_RPATH)
+          if (const char* s = elf_strptr(h.elf, sh.sh_link, dyn.d_un.d_val)) {
+            std::string_view rest(s);
+            while (!rest.empty()) {
+              size_t c = rest.find(':');
+              out.runpath.emplace_back(rest.substr(0, c));
+              if (c == std::string_view::npos) break;
+              rest.remove_prefix(c + 1);
+            }
+          }
+      }
+    }
+  }
+
+  // Symbols for rip-relative operands, loaded lazily: most binaries have none.
+  std::multimap<std::string, uint64_t> symbols;
+  bool symbols_loaded = false;
+  auto load_symbols = [&] {
+    symbols_loaded = true;
+    Elf_Scn* scn = symtab ? symtab : dynsym;
+    if (!scn) return;
+    GElf_Shdr sh;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d || !gelf_getshdr(scn, &sh) || !sh.sh_entsize) return;
+    for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
+      GElf_Sym s;
+      if (!gelf_getsym(d, static_cast<int>(i), &s)) break;
+      if (s.st_shndx == SHN_UNDEF || GELF_ST_TYPE(s.st_info) == STT_SECTION || GELF_ST_TYPE(s.st_info) == STT_FILE)
+        continue;
+      const char* n = elf_strptr(h.elf, sh.sh_link, s.st_name);
+      if (n && *n) symbols.emplace(n, s.st_value);
+    }
+  };
+  SymbolResolver resolve = [&](const std::string& name, std::string& why) -> std::optional<uint64_t> {
+    if (!symbols_loaded) load_symbols();
+    auto [lo, hi] = symbols.equal_range(name);
+    if (lo == hi) {
+      why = symtab ? "not in the symbol table" : "no symbol table (stripped?)";
+      return std::nullopt;
+    }
+    uint64_t v = lo->second;
+    for (auto it = lo; it != hi; ++it)
+      if (it->second != v) {
+        why = "several symbols have that name";
+        return std::nullopt;
+      }
+    return v;
+  };
+
+  auto to_offset = [&](uint64_t addr, bool exec, const SdtSite& s, const char* what) -> uint64_t {
+    for (const auto& seg : loads) {
+      if (addr < seg.vaddr || addr >= seg.vaddr + seg.memsz) continue;
+      if (exec != ((seg.flags & PF_X) != 0)) continue;
+      if (addr >= seg.vaddr + seg.filesz)
+        throw_runtime("sdt: {}: {} of {} at 0x{:x} is not backed by the file", path, what, s.full_name(), addr);
+      return addr - seg.vaddr + seg.offset;
+    }
+    throw_runtime("sdt: {}: {} of {} at 0x{:x} is in no {}loadable segment (corrupt note?)", path, what,
+                  s.full_name(), addr, exec ? "executable " : "non-executable ");
+  };
+
+  for (Elf_Scn* scn : note_sections) {
+    Elf_Data* data = elf_rawdata(scn, nullptr);
+    if (!data || !data->d_buf) continue;
+    ByteReader r(static_cast<const uint8_t*>(data->d_buf), data->d_size);
+    while (r.remaining() >= 12) {
+      uint32_t namesz = 0, descsz = 0, type = 0;
+      r.read(namesz);
+      r.read(descsz);
+      r.read(type);
+      namesz = static_cast<uint32_t>(swap_if(namesz, swap, 4));
+      descsz = static_cast<uint32_t>(swap_if(descsz, swap, 4));
+      type = static_cast<uint32_t>(swap_if(type, swap, 4));
+      std::span<const uint8_t> name, desc;
+      if (!r.bytes(namesz, name) || !r.skip((4 - namesz % 4) % 4) || !r.bytes(descsz, desc))
+        throw_runtime("sdt: {}: corrupt .note.stapsdt (truncated note)", path);
+      r.skip(std::min<size_t>((4 - descsz % 4) % 4, r.remaining()));
+      if (type != kNtStapsdt || namesz != 8 || std::memcmp(name.data(), "stapsdt", 8) != 0) continue;
+      ByteReader d(desc);
+      SdtSite s;
+      uint64_t addrs[3] = {0, 0, 0};
+      for (auto& a : addrs) {
+        std::span<const uint8_t> b;
+        if (!d.bytes(asize, b)) throw_runtime("sdt: {}: corrupt .note.stapsdt (short descriptor)", path);
+        uint64_t v = 0;
+        if (asize == 8) {
+          v = load<uint64_t>(b.data());
+        } else {
+          v = load<uint32_t>(b.data());
+        }
+        a = swap_if(v, swap, asize);
+      }
+      std::string_view prov, nm, args;
+      if (!d.cstring(prov) || !d.cstring(nm) || !d.cstring(args))
+        throw_runtime("sdt: {}: corrupt .note.stapsdt (unterminated strings)", path);
+      if (prov.empty() || nm.empty()) throw_runtime("sdt: {}: corrupt .note.stapsdt (empty provider or name)", path);
+      s.provider = prov;
+      s.name = nm;
+      s.args = args;
+      s.pc = addrs[0];
+      s.base = addrs[1];
+      s.semaphore = addrs[2];
+      if (stapsdt_base && s.base) {
+        // Prelinked: everything moved by the same delta as .stapsdt.base.
+        uint64_t delta = *stapsdt_base - s.base;
+        s.pc += delta;
+        if (s.semaphore) s.semaphore += delta;
+      }
+      s.pc_offset = to_offset(s.pc, true, s, "probe");
+      if (s.semaphore) s.sem_offset = to_offset(s.semaphore, false, s, "semaphore");
+      s.parsed = parse_sdt_args(s.args, out.machine, resolve);
+      out.sites.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+}  // namespace sonde::probe
