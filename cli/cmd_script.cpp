@@ -2,9 +2,12 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "cache/buildid_cache.h"
 #include "format/stream_reader.h"
 #include "report/recording_walker.h"
 #include "report/script_printer.h"
+#include "report/symbol_resolver.h"
+#include "symbol/symbolizer.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -16,6 +19,9 @@ struct ScriptArgs {
   bool no_symbols = false;
   bool build_ids = false;
   size_t max_stack = 0;
+  bool no_demangle = false;
+  std::string buildid_dir;
+  std::vector<std::string> debug_dirs;
 };
 
 void run_script(const ScriptArgs& args) {
@@ -25,10 +31,17 @@ void run_script(const ScriptArgs& args) {
   opts.symbols = !args.no_symbols;
   opts.build_ids = args.build_ids;
   opts.max_stack = args.max_stack;
-  report::ScriptPrinter printer(walker, nullptr, opts, stdout);
+  SymbolizerOptions so;
+  so.demangle = !args.no_demangle;
+  so.cache_root = BuildIdCache::default_root(args.buildid_dir);
+  if (!args.debug_dirs.empty()) so.debug_roots = args.debug_dirs;
+  Symbolizer symbolizer(so);
+  report::SymbolResolver resolver(symbolizer);
+  report::ScriptPrinter printer(walker, args.no_symbols ? nullptr : &resolver, opts, stdout);
   walker.run([&](const perf::Sample& s) { printer.print(s); });
   printer.flush();
   const auto& st = walker.stats();
+  for (const auto& note : symbolizer.notes()) std::fprintf(stderr, "sonde script: %s\n", note.c_str());
   if (st.lost_samples) std::fprintf(stderr, "sonde script: %llu samples were lost while recording\n", (unsigned long long)st.lost_samples);
   if (st.bad_samples)
     std::fprintf(stderr, "sonde script: skipped %llu malformed samples (first: %s)\n", (unsigned long long)st.bad_samples,
@@ -48,6 +61,9 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--no-symbols", args->no_symbols, "Raw frames: address, dso+file offset and build-id");
   cmd->add_flag("--build-ids", args->build_ids, "Append each frame's build-id");
   cmd->add_option("--max-stack", args->max_stack, "Print at most this many frames per sample (0: all)");
+  cmd->add_flag("--no-demangle", args->no_demangle, "Keep C++ names as in the symbol table");
+  cmd->add_option("--buildid-dir", args->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
+  cmd->add_option("--debug-dir", args->debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
   cmd->callback([args] { run_script(*args); });
 }
 

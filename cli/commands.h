@@ -13,5 +13,6 @@ void register_script(CLI::App& app, int& exit_code);
 void register_buildid_list(CLI::App& app, int& exit_code);
 void register_sdt(CLI::App& app, int& exit_code);
 void register_buildid_cache(CLI::App& app, int& exit_code);
+void register_report(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

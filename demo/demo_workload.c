@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-__attribute__((noinline)) static uint64_t compute_primes(uint64_t limit) {
+__attribute__((noinline, noclone)) static uint64_t compute_primes(uint64_t limit) {
   uint64_t count = 0;
   for (uint64_t n = 2; n < limit; ++n) {
     int prime = 1;
@@ -21,7 +21,7 @@ __attribute__((noinline)) static uint64_t compute_primes(uint64_t limit) {
   return count;
 }
 
-__attribute__((noinline)) static uint64_t hash_strings(int rounds) {
+__attribute__((noinline, noclone)) static uint64_t hash_strings(int rounds) {
   char buf[64];
   uint64_t h = 1469598103934665603ULL;
   for (int r = 0; r < rounds; ++r) {

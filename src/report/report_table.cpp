@@ -372,9 +372,17 @@ void write_report(const Profile& p, const ReportOptions& o, std::FILE* out) {
   for (uint32_t ev = 0; ev < reports.size(); ++ev) {
     const auto& r = reports[ev];
     fmt::format_to(it, "# Samples: {} of event '{}'\n# Event count (approx.): {}\n#\n", human(r.samples), r.name, r.period);
+    // Column widths from the data, like perf.
+    size_t w_comm = 7, w_dso = 13;
+    for (const auto& e : r.entries) w_comm = std::max(w_comm, e.comm.size()), w_dso = std::max(w_dso, e.dso.size());
     std::string head = o.children ? "# Children      Self" : "# Overhead";
     if (o.show_samples) head += "       Samples";
-    for (auto k : o.sort) head += "  " + sort_header(k);
+    for (auto k : o.sort) {
+      std::string h = sort_header(k);
+      size_t w = k == SortKey::kComm ? w_comm : k == SortKey::kDso ? w_dso : k == SortKey::kPid || k == SortKey::kTid ? 7 : 0;
+      head += "  " + (k == SortKey::kPid || k == SortKey::kTid ? fmt::format("{:>{}}", h, w) : fmt::format("{:<{}}", h, w));
+    }
+    while (!head.empty() && head.back() == ' ') head.pop_back();
     fmt::format_to(it, "{}\n#\n", head);
     for (const auto& e : r.entries) {
       if (o.children)
@@ -384,10 +392,10 @@ void write_report(const Profile& p, const ReportOptions& o, std::FILE* out) {
       if (o.show_samples) fmt::format_to(it, "  {:>12}", o.children ? e.children_samples : e.self_samples);
       for (auto k : o.sort) {
         switch (k) {
-          case SortKey::kComm: fmt::format_to(it, "  {:<15}", e.comm); break;
+          case SortKey::kComm: fmt::format_to(it, "  {:<{}}", e.comm, w_comm); break;
           case SortKey::kPid: fmt::format_to(it, "  {:>7}", e.pid); break;
           case SortKey::kTid: fmt::format_to(it, "  {:>7}", e.tid); break;
-          case SortKey::kDso: fmt::format_to(it, "  {:<20}", e.dso); break;
+          case SortKey::kDso: fmt::format_to(it, "  {:<{}}", e.dso, w_dso); break;
           case SortKey::kSym: fmt::format_to(it, "  [{}] {}", e.kernel ? 'k' : '.', e.sym); break;
           case SortKey::kSrcline: fmt::format_to(it, "  {}", e.srcline); break;
         }
