@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "probe/sdt_extension.h"
 #include "record/cpu_list.h"
 #include "record/recorder.h"
 #include "util/error.h"
@@ -85,7 +86,12 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   o.cmdline = argv;
   o.version = "sonde " SONDE_VERSION;
   o.quiet = a.quiet;
-  // SDT: set o.extension_factory here to serve `-e %provider:event` specs.
+  // SDT: `-e %provider:event[@path]` specs are served by the probe module.
+  o.extension_factory = [](const std::vector<std::string>& specs) {
+    std::vector<std::unique_ptr<record::RecordExtension>> out;
+    out.push_back(std::make_unique<probe::SdtExtension>(specs, probe::ProbeCache::default_root()));
+    return out;
+  };
 
   auto s = record::record(o);
   if (!o.quiet) {
