@@ -1,6 +1,5 @@
 #include "symbol/symbolizer.h"
 
-#include <cxxabi.h>
 #include <elfutils/debuginfod.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "cache/buildid_cache.h"
 #include "elf/elf_file.h"
 #include "elf/symbol_table.h"
+#include "symbol/demangle.h"
 #include "symbol/kernel_symbols.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -87,22 +87,8 @@ struct Symbolizer::Impl {
   }
 
   std::string_view demangle(std::string_view raw) {
-    if (!starts_with(raw, "_Z")) return raw;
-    std::string base(raw);
-    std::string suffix;
-    if (auto at = base.find('@'); at != std::string::npos) {  // func@plt, sym@@GLIBC_2.2
-      suffix = base.substr(at);
-      base.resize(at);
-    }
-    int status = 0;
-    char* d = abi::__cxa_demangle(base.c_str(), nullptr, nullptr, &status);
-    if (status != 0 || !d) {
-      free(d);
-      return raw;
-    }
-    std::string full = std::string(d) + suffix;
-    free(d);
-    return arena.add(full);
+    auto d = sonde::demangle(raw, opts.demangle_params);
+    return d ? arena.add(*d) : raw;
   }
 
   std::string_view symbol_name(Object& o, const TableSymbol* s) {

@@ -32,6 +32,9 @@ namespace sonde {
 
 struct SymbolizerOptions {
   bool demangle = true;
+  // Demangled names carry their parameter list ("ns::f(int)") only when set;
+  // by default they are the qualified name ("ns::f"), as perf prints them.
+  bool demangle_params = false;
   // Build-id cache root; empty = BuildIdCache::default_root(). use_cache=false
   // skips it entirely.
   bool use_cache = true;
@@ -75,7 +78,7 @@ struct ObjectHandle {
 };
 
 struct ResolvedSymbol {
-  std::string_view name;      // demangled unless disabled; empty when unresolved
+  std::string_view name;      // demangled (perf style) unless disabled; empty when unresolved
   std::string_view raw_name;  // as in the symbol table
   uint64_t offset = 0;        // address - symbol start
   uint64_t symbol_addr = 0;   // link-time address of the symbol (runtime for JIT/kernel)

@@ -39,8 +39,10 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
   TempDir t;
   std::string bin = t / "fx";
   ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin));
+  std::string cxx = t / "cxx";
+  ASSERT_TRUE(test::compile_fixture("sym_cxx_std.cpp", cxx, "-lstdc++"));
   auto rec = test::sh("perf record -q -g -o '" + t.path() + "/perf.data' -- sh -c \"'" + bin +
-                      "' 30000000 >/dev/null; ls -lR /usr/lib >/dev/null\" 2>&1");
+                      "' 30000000 >/dev/null; '" + cxx + "'; ls -lR /usr/lib >/dev/null\" 2>&1");
   if (rec.exit_code != 0) GTEST_SKIP() << "perf record failed: " << rec.out;
   auto script = test::sh("perf script -i '" + t.path() + "/perf.data' -F ip,sym,symoff,dso 2>/dev/null");
   ASSERT_EQ(script.exit_code, 0);
@@ -51,7 +53,7 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
   Symbolizer s(o);
   std::map<std::string, LoadTable> tables;
   const std::regex frame(R"(^\s+([0-9a-f]+) (.+)\+0x([0-9a-f]+) \((.+)\)$)");
-  size_t user = 0, kernel = 0, mismatches = 0;
+  size_t user = 0, kernel = 0, mismatches = 0, cxx_frames = 0;
   std::string first_mismatches;
   for (const auto& line : test::lines(script.out)) {
     std::smatch m;
@@ -72,6 +74,7 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
       if (file_off == UINT64_MAX) continue;
       r = s.lookup(s.object(it->second.id, dso), file_off);
       ++user;
+      cxx_frames += name.find("::") != std::string::npos;
     } else {
       continue;
     }
@@ -83,6 +86,7 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
   }
   EXPECT_GT(user, 100u);
   EXPECT_GT(kernel, 10u);
+  EXPECT_GT(cxx_frames, 50u);
   EXPECT_EQ(mismatches, 0u) << "of " << user << " user and " << kernel << " kernel frames:\n" << first_mismatches;
 }
 

@@ -86,10 +86,21 @@ TEST(Symbolizer, DemanglesCxxNamesUnlessDisabled) {
   ASSERT_TRUE(nm.count(spin) && nm.count(twice));
   Symbolizer s(isolated(t));
   ObjectHandle h = s.object(id_of(bin), bin);
+  // perf's default style: the qualified name.
   ResolvedSymbol r = s.lookup(h, test::file_offset_of(bin, nm[spin].addr + 2));
-  EXPECT_EQ(r.name, "sonde_fixture::Widget::spin(int)");
+  EXPECT_EQ(r.name, "sonde_fixture::Widget::spin");
   EXPECT_EQ(r.raw_name, spin);
-  EXPECT_EQ(s.lookup(h, test::file_offset_of(bin, nm[twice].addr + 1)).name, "int sonde_fixture::twice<int>(int)");
+  EXPECT_EQ(s.lookup(h, test::file_offset_of(bin, nm[twice].addr + 1)).name, "sonde_fixture::twice<int>");
+  {  // Full signatures on request, as c++filt prints them.
+    auto o = isolated(t);
+    o.demangle_params = true;
+    Symbolizer full(o);
+    ObjectHandle hf = full.object(id_of(bin), bin);
+    EXPECT_EQ(full.lookup(hf, test::file_offset_of(bin, nm[spin].addr + 2)).name,
+              test::sh("c++filt " + spin).out.substr(0, 32));
+    EXPECT_EQ(full.lookup(hf, test::file_offset_of(bin, nm[spin].addr + 2)).name, "sonde_fixture::Widget::spin(int)");
+    EXPECT_EQ(full.lookup(hf, test::file_offset_of(bin, nm[twice].addr + 1)).name, "int sonde_fixture::twice<int>(int)");
+  }
 
   auto o = isolated(t);
   o.demangle = false;
