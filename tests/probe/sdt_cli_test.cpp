@@ -1,0 +1,121 @@
+// `sonde record -e '%provider:event'` end to end, read back with perf script.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "probe/sdt_note.h"
+#include "support/test_support.h"
+
+using namespace sonde::test;
+
+namespace {
+
+uint64_t load_base(pid_t pid, const std::string& path) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(path) == std::string::npos) continue;
+    std::istringstream ls(line);
+    std::string range, perms, off;
+    ls >> range >> perms >> off;
+    if (std::stoull(off, nullptr, 16) == 0) return std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+  }
+  return 0;
+}
+
+template <typename T>
+T read_mem(pid_t pid, uint64_t addr) {
+  T v{};
+  int fd = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY);
+  if (fd >= 0) {
+    if (pread(fd, &v, sizeof v, static_cast<off_t>(addr)) != sizeof v) v = T{};
+    close(fd);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(SdtCli, RecordAndPerfScriptShowTheProbeNames) {
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
+  std::string env = "SONDE_BUILDID_DIR='" + dir / "cache" + "' ";
+  auto r = sh(env + "'" + sonde_bin() + "' record -q -e cpu-clock -e '%sfix:*' -o '" + dir / "out" + "' -- '" +
+              dir / "forms" + "' 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("guarded_hits=5"), std::string::npos) << r.out;
+  auto p = sh("perf script -i '" + dir / "out" + "' -F event 2>&1");
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  for (const char* n : {"plain", "guarded", "regs", "stack", "consts", "globals", "subregs", "memory", "riprel"})
+    EXPECT_EQ(count_lines_with(p.out, std::string("%sfix:") + n + ":"), 5u) << n << "\n" << p.out.substr(0, 2000);
+}
+
+TEST(SdtCli, UnknownProbeIsAUsageErrorWithoutOutput) {
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
+  auto r = sh("SONDE_BUILDID_DIR='" + dir / "cache" + "' '" + sonde_bin() + "' record -q -e '%sfix:nosuch' -o '" +
+              dir / "out" + "' -- '" + dir / "forms" + "' 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("no probe matches '%sfix:nosuch'"), std::string::npos) << r.err;
+  EXPECT_NE(access((dir / "out").c_str(), F_OK), 0);
+  EXPECT_EQ(r.out.find("guarded_hits"), std::string::npos);  // the workload never ran
+}
+
+TEST(SdtCli, KillNineOfTheRecorderLeavesNoProbe) {
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
+  pid_t target = fork();
+  if (target == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    execl((dir / "forms").c_str(), "forms", "1", "loop", nullptr);
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto file = sonde::probe::scan_sdt_file(dir / "forms");
+  uint64_t sem = 0, pc = 0;
+  for (const auto& s : file.sites)
+    if (s.name == "guarded") sem = s.semaphore, pc = s.pc;
+  uint64_t base = load_base(target, dir / "forms");
+  ASSERT_NE(base, 0u);
+  EXPECT_EQ(read_mem<uint16_t>(target, base + sem), 0);
+
+  pid_t rec = fork();
+  if (rec == 0) {
+    setenv("SONDE_BUILDID_DIR", (dir / "cache").c_str(), 1);
+    std::string p = std::to_string(target);
+    execl(sonde_bin().c_str(), "sonde", "record", "-q", "-p", p.c_str(), "-e", "%sfix:*", "-o",
+          (dir / "out").c_str(), nullptr);
+    _exit(127);
+  }
+  // Wait until the probes are live in the target.
+  bool live = false;
+  for (int i = 0; i < 500 && !live; ++i) {
+    live = read_mem<uint16_t>(target, base + sem) == 1;
+    if (!live) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(live);
+  EXPECT_EQ(read_mem<uint8_t>(target, base + pc), 0xcc);
+  kill(rec, SIGKILL);
+  waitpid(rec, nullptr, 0);
+  auto r = run({sonde_bin(), "sdt", "list", dir / "forms"});  // one more sonde command
+  EXPECT_EQ(r.exit_code, 0);
+  for (int i = 0; i < 200 && read_mem<uint16_t>(target, base + sem) != 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(read_mem<uint16_t>(target, base + sem), 0);
+  EXPECT_EQ(read_mem<uint8_t>(target, base + pc), 0x90);
+  std::ifstream ue("/sys/kernel/tracing/uprobe_events");
+  std::string events((std::istreambuf_iterator<char>(ue)), {});
+  EXPECT_EQ(events.find("sfix"), std::string::npos) << events;
+  kill(target, SIGKILL);
+  waitpid(target, nullptr, 0);
+}
