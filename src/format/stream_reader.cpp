@@ -1,20 +1,15 @@
 #include "format/stream_reader.h"
 
 #include "format/byte_source.h"
+#include "format/decompressing_reader.h"
 #include "format/file_mode_reader.h"
+#include "format/record_framing.h"
 #include "util/byte_reader.h"
 #include "util/error.h"
 
 namespace sonde::perf {
 
 namespace {
-
-// Records whose payload continues after header.size bytes.
-uint64_t trailing_size(const RecordHeader& h, const uint8_t* rec) {
-  if (h.type == kHeaderTracingData && h.size >= 12) return load<uint32_t>(rec + 8);
-  if (h.type == kAuxtrace && h.size >= 16) return load<uint64_t>(rec + 8);
-  return 0;
-}
 
 class PipeStreamReader : public RecordReader {
  public:
@@ -35,7 +30,7 @@ class PipeStreamReader : public RecordReader {
     }
     if (!src_->ensure(h.size)) return stop_truncated();
     uint64_t extra = trailing_size(h, src_->data());
-    if (extra > (1ULL << 32)) {
+    if (extra > kMaxTrailingSize) {
       error_ = fmt::format("record at offset {:#x} claims {} trailing bytes", src_->offset(), extra);
       done_ = true;
       return false;
@@ -47,7 +42,7 @@ class PipeStreamReader : public RecordReader {
     out.trailing = {src_->data() + h.size, static_cast<size_t>(extra)};
     src_->consume(h.size + extra);
     position_ = src_->offset();
-    if (h.type > kMaxUserType || (h.type > kMaxKernelType && h.type < kHeaderAttr)) ++unknown_records_;
+    if (!is_known_record_type(h.type)) ++unknown_records_;
     return true;
   }
 
@@ -76,8 +71,9 @@ std::unique_ptr<RecordReader> open_recording(const std::string& path) {
   if (h.magic == kMagicSwapped)
     throw_runtime("{} was recorded on a machine of the other byte order, which sonde does not read", name);
   if (h.magic != kMagic) throw_runtime("{} is not a perf.data recording (bad magic)", name);
-  if (h.size == kPipeHeaderSize) return std::make_unique<PipeStreamReader>(std::move(src));
-  if (h.size == kFileHeaderSize) return open_file_mode(std::move(src), name);
+  // Both modes may hold `perf record -z` COMPRESSED records.
+  if (h.size == kPipeHeaderSize) return make_decompressing_reader(std::make_unique<PipeStreamReader>(std::move(src)));
+  if (h.size == kFileHeaderSize) return make_decompressing_reader(open_file_mode(std::move(src), name));
   throw_runtime("{} has an unknown perf.data header size {}", name, h.size);
 }
 
