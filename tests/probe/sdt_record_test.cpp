@@ -282,3 +282,20 @@ TEST_F(SdtRecord, KillNineLeavesNothingBehind) {
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
 }
+
+TEST(SdtScale, ThousandProbesAttachAndDetachWellUnderASecond) {
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("sdt_many.c", dir / "many", "-O2"));
+  SdtRunOptions opts;
+  opts.cache_root = dir / "cache";
+  auto run = sdt_record({"%many:*"}, {dir / "many", "2"}, opts);
+  EXPECT_EQ(run.sites, 1000u);
+  EXPECT_EQ(run.hits.size(), 2000u);
+  auto c = run.counts();
+  EXPECT_EQ(c["%many:p000 arg1=1 arg2=1000"], 1u);
+  EXPECT_EQ(c["%many:p999 arg1=0 arg2=1999"], 1u);
+  EXPECT_LT(run.attach_seconds, 1.0);
+  EXPECT_LT(run.detach_seconds, 1.0);
+  std::printf("[sdt-scale] sites=%zu attach_ms=%.1f detach_ms=%.1f\n", run.sites, run.attach_seconds * 1e3,
+              run.detach_seconds * 1e3);
+}
