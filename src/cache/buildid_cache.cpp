@@ -77,6 +77,29 @@ std::optional<std::string> read_link(const std::string& path) {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+// Checks that `dir` really lies under `root`: a symlink planted inside the
+// cache (root/usr -> /etc) must not redirect writes.
+void ensure_inside(const std::string& root, const std::string& dir, bool allow_root = false) {
+  std::error_code ec1, ec2;
+  std::string r = std::filesystem::canonical(root, ec1).string();
+  std::string d = std::filesystem::canonical(dir, ec2).string();
+  bool ok = !ec1 && !ec2 &&
+            ((allow_root && d == r) || (d.size() > r.size() && d.compare(0, r.size(), r) == 0 && d[r.size()] == '/'));
+  if (!ok) throw_runtime("refusing to write {}: it resolves outside the cache root {}", dir, root);
+}
+
+// mkdir -p of `dir` under `root`, checking the deepest existing ancestor
+// before creating anything and the result afterwards.
+void make_dirs_inside(const std::string& root, const std::string& dir) {
+  make_dirs(root);
+  std::filesystem::path p = dir;
+  std::error_code ec;
+  while (!std::filesystem::exists(p, ec) && p.has_parent_path() && p != p.parent_path()) p = p.parent_path();
+  ensure_inside(root, p.string(), true);
+  make_dirs(dir);
+  ensure_inside(root, dir);
+}
+
 }  // namespace
 
 bool is_safe_cache_path(std::string_view p) {
@@ -133,10 +156,10 @@ BuildIdCache::Entry BuildIdCache::add_kallsyms(const BuildId& kernel_id, const s
   auto text = read_small_file(kallsyms_path);
   if (!text) throw_runtime("cannot read {}: {}", kallsyms_path, errno_text(errno));
   Entry e{kernel_id, "[kernel.kallsyms]", root_ + "/[kernel.kallsyms]/" + kernel_id.hex()};
-  make_dirs(e.dir);
+  make_dirs_inside(root_, e.dir);
   write_file_atomic(e.dir + "/kallsyms", *text);
   std::string hex = kernel_id.hex();
-  make_dirs(root_ + "/.build-id/" + hex.substr(0, 2));
+  make_dirs_inside(root_, root_ + "/.build-id/" + hex.substr(0, 2));
   symlink_atomic("../../[kernel.kallsyms]/" + hex, root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
   return e;
 }
@@ -145,7 +168,7 @@ BuildIdCache::Entry BuildIdCache::link_in(const std::string& real_path, const Bu
                                           const std::string& file_name, bool /*is_elf*/) {
   auto dir = entry_dir(real_path, id);
   if (!dir) throw_runtime("cannot add {}: path not usable in the cache", real_path);
-  make_dirs(*dir);
+  make_dirs_inside(root_, *dir);
   std::string dst = *dir + "/" + file_name;
   // An existing verified copy is kept: a second writer has nothing to do.
   if (auto cur = read_build_id(dst); !(cur && *cur == id)) {
@@ -167,7 +190,7 @@ BuildIdCache::Entry BuildIdCache::link_in(const std::string& real_path, const Bu
   }
   std::string hex = id.hex();
   std::string link_dir = root_ + "/.build-id/" + hex.substr(0, 2);
-  make_dirs(link_dir);
+  make_dirs_inside(root_, link_dir);
   std::string target = "../.." + real_path + "/" + hex;
   std::string link_path = link_dir + "/" + hex.substr(2);
   if (read_link(link_path) != target) symlink_atomic(target, link_path);
@@ -252,7 +275,13 @@ bool BuildIdCache::remove(const BuildId& id) {
   bool had_link = unlink(link_path.c_str()) == 0;
   if (!e) return had_link;
   std::error_code ec;
-  // e->dir was validated by find(): inside the root, ending in the build-id.
+  // e->dir was validated by find() as a string; a planted symlink on the way
+  // could still lead outside, so check where it really is before deleting.
+  try {
+    ensure_inside(root_, e->dir);
+  } catch (const Error&) {
+    return had_link;
+  }
   std::filesystem::remove_all(e->dir, ec);
   // Drop now-empty parent folders up to the root, as perf does.
   std::filesystem::path p = std::filesystem::path(e->dir).parent_path();

@@ -139,6 +139,20 @@ TEST(BuildIdCache, BadInputIsRejectedAndNothingIsWrittenOutsideTheRoot) {
   std::string why;
   EXPECT_FALSE(c.lookup(id, "elf", &why));
   EXPECT_NE(why.find("not a valid ELF"), std::string::npos) << why;
+  // A symlink planted inside the cache cannot redirect writes outside it.
+  {
+    TempDir t2;
+    std::string bin2 = t2 / "fx";
+    ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin2));
+    std::string first = bin2.substr(1, bin2.find('/', 1) - 1);  // e.g. "work"
+    fs::create_directories(t2 / "root");
+    fs::create_directory(t2 / "elsewhere");
+    fs::create_symlink(t2 / "elsewhere", t2 / ("root/" + first));
+    auto r2 = test::sh(sonde_cmd("--add '" + bin2 + "' --buildid-dir '" + t2.path() + "/root'"));
+    EXPECT_EQ(r2.exit_code, 1);
+    EXPECT_NE(r2.err.find("outside the cache root"), std::string::npos) << r2.err;
+    EXPECT_TRUE(fs::is_empty(t2 / "elsewhere"));
+  }
   // Everything created lives under the root (and our own test files).
   for (const auto& e : fs::directory_iterator(t.path())) {
     std::string n = e.path().filename().string();
