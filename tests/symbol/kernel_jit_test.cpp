@@ -2,9 +2,11 @@
 // perf-PID.map files.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "cache/buildid_cache.h"
 #include "elf/build_id.h"
 #include "symbol/fixture_util.h"
 #include "symbol/symbolizer.h"
@@ -52,6 +54,26 @@ TEST(KernelSymbols, ResolveFromKallsymsOnThisHost) {
   ResolvedSymbol x = s.lookup(other, addr + 8);
   EXPECT_EQ(x.reason, Reason::kBuildIdMismatch);
   EXPECT_TRUE(x.name.empty());
+}
+
+TEST(KernelSymbols, AnotherKernelResolvesFromItsCachedKallsyms) {
+  auto r = test::sh("awk '$2==\"T\" && $3==\"schedule\" {print $1}' /proc/kallsyms | head -1");
+  ASSERT_FALSE(r.out.empty());
+  uint64_t addr = std::stoull(r.out, nullptr, 16);
+  TempDir t;
+  BuildId other = *BuildId::from_hex("0123456789abcdef0123456789abcdef01234567");
+  BuildIdCache cache(t / "cache");
+  auto e = cache.add_kallsyms(other, "/proc/kallsyms");
+  EXPECT_EQ(e.dir, t / "cache/[kernel.kallsyms]/" + other.hex());
+  // perf's layout: the link points at ../../[kernel.kallsyms]/ID.
+  EXPECT_EQ(std::filesystem::read_symlink(t / "cache/.build-id/01/23456789abcdef0123456789abcdef01234567").string(),
+            "../../[kernel.kallsyms]/" + other.hex());
+  SymbolizerOptions o;
+  o.cache_root = t / "cache";
+  Symbolizer s(o);
+  ObjectHandle h = s.kernel(other);
+  EXPECT_EQ(s.info(h).source, "cache");
+  EXPECT_EQ(s.lookup(h, addr + 3).name, "schedule");
 }
 
 TEST(JitSymbols, ResolveFromPerfMap) {
