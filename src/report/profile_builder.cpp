@@ -146,7 +146,9 @@ class Builder {
       fn.name = profile_.intern(r.name);
       fn.raw_name = profile_.intern(r.raw_name.empty() ? r.name : r.raw_name);
     } else {
-      fn.name = profile_.intern(fmt::format("{:#018x}", f.map && !f.kernel ? f.file_offset : f.addr));
+      // perf prints "%-#.*llx": C's '#' adds no 0x to a zero, so mimic it.
+      uint64_t a = f.map && !f.kernel ? f.file_offset : f.addr;
+      fn.name = profile_.intern(a ? fmt::format("{:#018x}", a) : std::string(16, '0'));
       fn.raw_name = fn.name;
     }
     uint32_t id = static_cast<uint32_t>(profile_.functions.size());
