@@ -14,5 +14,6 @@ void register_buildid_list(CLI::App& app, int& exit_code);
 void register_sdt(CLI::App& app, int& exit_code);
 void register_buildid_cache(CLI::App& app, int& exit_code);
 void register_report(CLI::App& app, int& exit_code);
+void register_convert(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   sonde::cli::register_sdt(app, exit_code);
   sonde::cli::register_buildid_cache(app, exit_code);
   sonde::cli::register_report(app, exit_code);
+  sonde::cli::register_convert(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -9,6 +9,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libbpf-dev clang llvm
   libgtest-dev libgmock-dev libbenchmark-dev
   systemtap-sdt-dev linux-perf binutils liblzma-dev
+  golang-go chromium chromium-driver nodejs
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -19,4 +20,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Export tests: npm (Debian's package unless node already bundles it), then
+# the pinned Node packages (playwright-core, ajv, speedscope's schema) once.
+if ! command -v npm >/dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+js_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/export/js"
+if [ -f "$js_dir/package-lock.json" ] && [ ! -d "$js_dir/node_modules" ]; then
+  (cd "$js_dir" && npm ci --no-audit --no-fund --ignore-scripts)
 fi

@@ -1,0 +1,251 @@
+// sonde convert: a recording to another tool's format (pprof, folded stacks,
+// speedscope, HTML flame graph, file-mode perf.data). Every argument is
+// checked before the input is read, and the output is written to a
+// temporary file renamed into place on success, so a failed conversion never
+// leaves a partial output file behind.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cache/buildid_cache.h"
+#include "commands.h"
+#include "export/export.h"
+#include "format/stream_reader.h"
+#include "report/profile_builder.h"
+#include "symbol/symbolizer.h"
+#include "util/error.h"
+
+namespace sonde::cli {
+
+namespace {
+
+struct ConvertArgs {
+  std::string input = "sonde.data";
+  std::string output;
+  std::string to;
+  std::vector<uint32_t> pids, tids;
+  std::vector<std::string> comms, events;
+  std::string time;
+  std::string buildid_dir;
+  std::vector<std::string> debug_dirs;
+  bool no_demangle = false;
+  bool inline_frames = false;
+  size_t max_stack = 0;
+  bool comm_frame = false, pid_frame = false;
+};
+
+// Seconds as perf script prints them ("12345.678901") to nanoseconds,
+// exactly (no floating point): up to 9 fractional digits.
+uint64_t parse_seconds(const std::string& s, const std::string& whole) {
+  size_t dot = s.find('.');
+  std::string ip = s.substr(0, dot), fp = dot == std::string::npos ? "" : s.substr(dot + 1);
+  auto digits = [](const std::string& d) {
+    return std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if ((ip.empty() && fp.empty()) || !digits(ip) || !digits(fp) || fp.size() > 9 || ip.size() > 10)
+    throw_usage("--time '{}': expected START,END in seconds as perf script prints them (e.g. 12345.678,12346.5)", whole);
+  uint64_t ns = ip.empty() ? 0 : std::stoull(ip) * 1000000000ULL;
+  if (!fp.empty()) ns += std::stoull(fp + std::string(9 - fp.size(), '0'));
+  return ns;
+}
+
+void parse_time(const std::string& spec, report::ProfileFilter& f) {
+  size_t comma = spec.find(',');
+  if (comma == std::string::npos || spec.find(',', comma + 1) != std::string::npos)
+    throw_usage("--time '{}': expected START,END in seconds (either may be empty)", spec);
+  std::string a = spec.substr(0, comma), b = spec.substr(comma + 1);
+  if (a.empty() && b.empty()) throw_usage("--time '{}': give START, END or both", spec);
+  if (!a.empty()) f.time_start = parse_seconds(a, spec);
+  if (!b.empty()) f.time_end = parse_seconds(b, spec);
+  if (f.time_start > f.time_end) throw_usage("--time '{}': START is after END", spec);
+}
+
+// The temporary output file, removed unless committed. Also removed by
+// SIGINT/SIGTERM/SIGHUP (the path is kept in a static buffer so the handler
+// only calls async-signal-safe functions).
+char g_temp_path[4096];
+
+void remove_temp_and_exit(int sig) {
+  if (g_temp_path[0]) ::unlink(g_temp_path);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+class TempOutput {
+ public:
+  explicit TempOutput(const std::string& target) : target_(target) {
+    size_t slash = target.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : target.substr(0, slash));
+    std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+    std::string tmpl = dir + "/." + base + ".sonde-XXXXXX";
+    if (tmpl.size() >= sizeof g_temp_path) throw_usage("-o '{}': path too long", target);
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    int fd = ::mkstemp(buf.data());
+    if (fd < 0) throw_runtime("cannot create an output file in {}: {}", dir, errno_text(errno));
+    ::close(fd);
+    path_ = buf.data();
+    std::memcpy(g_temp_path, path_.c_str(), path_.size() + 1);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, remove_temp_and_exit);
+    stream_.rdbuf()->pubsetbuf(buffer_, sizeof buffer_);
+    stream_.open(path_, std::ios::binary | std::ios::trunc);
+    if (!stream_) throw_runtime("cannot open {}: {}", path_, errno_text(errno));
+  }
+  ~TempOutput() {
+    if (!committed_) {
+      stream_.close();
+      ::unlink(path_.c_str());
+    }
+    g_temp_path[0] = '\0';
+  }
+  std::ostream& stream() { return stream_; }
+
+  void commit() {
+    stream_.flush();
+    stream_.close();
+    if (!stream_) throw_runtime("cannot write {}: {}", target_, errno_text(errno));
+    // mkstemp makes 0600 files; give the output the usual umask-based mode.
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::chmod(path_.c_str(), 0666 & ~mask);
+    if (::rename(path_.c_str(), target_.c_str()) != 0) throw_runtime("cannot rename {} to {}: {}", path_, target_, errno_text(errno));
+    committed_ = true;
+  }
+
+ private:
+  std::string target_, path_;
+  char buffer_[1 << 16];
+  std::ofstream stream_;
+  bool committed_ = false;
+};
+
+void check_output_dir(const std::string& out) {
+  size_t slash = out.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : out.substr(0, slash));
+  struct stat st{};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw_runtime("cannot write {}: no folder {}", out, dir);
+  if (::access(dir.c_str(), W_OK) != 0) throw_runtime("cannot write {}: {}", out, errno_text(errno));
+  if (::stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_usage("-o {}: is a folder", out);
+}
+
+void export_profile(exporter::Format fmt, const report::Profile& p, const ConvertArgs& a, std::ostream& out) {
+  std::string name = a.input == "-" ? "stdin" : a.input.substr(a.input.rfind('/') + 1);
+  switch (fmt) {
+    case exporter::Format::kPprof:
+      exporter::write_pprof(p, out);
+      break;
+    case exporter::Format::kFolded: {
+      exporter::FoldedOptions fo;
+      fo.comm_frame = a.comm_frame;
+      fo.pid_frame = a.pid_frame;
+      exporter::write_folded(p, fo, out);
+      break;
+    }
+    case exporter::Format::kSpeedscope:
+      exporter::write_speedscope(p, {name}, out);
+      break;
+    case exporter::Format::kHtml: {
+      exporter::HtmlOptions ho;
+      ho.title = name + (p.events.empty() ? "" : " (" + p.events[0].name + ")");
+      exporter::write_html(p, ho, out);
+      break;
+    }
+    case exporter::Format::kPerf:
+      break;  // rejected in run_convert
+  }
+}
+
+void run_convert(const ConvertArgs& a) {
+  // 1. Arguments, all of them, before touching the input.
+  if (a.to.empty()) throw_usage("convert: --to FORMAT is required ({})", exporter::format_names());
+  auto fmt = exporter::parse_format(a.to);
+  if (!fmt) throw_usage("convert: unknown format '{}' (expected one of: {})", a.to, exporter::format_names());
+  if (*fmt == exporter::Format::kPerf)
+    throw_usage("convert: --to perf is not available yet in this build (the file-mode perf.data writer is not merged)");
+  if (a.output.empty()) throw_usage("convert: -o OUT is required (- for standard output)");
+  if ((a.comm_frame || a.pid_frame) && *fmt != exporter::Format::kFolded)
+    throw_usage("convert: --comm-frame and --pid-frame apply to --to folded only");
+  if (a.output != "-" && a.input != "-" && a.output == a.input) throw_usage("convert: -o must differ from -i");
+  report::ProfileOptions po;
+  po.filter.pids = a.pids;
+  po.filter.tids = a.tids;
+  po.filter.comms = a.comms;
+  po.filter.events = a.events;
+  if (!a.time.empty()) parse_time(a.time, po.filter);
+  po.max_stack = a.max_stack;
+  po.inline_frames = a.inline_frames;
+  po.srclines = a.inline_frames;
+  if (a.output != "-") check_output_dir(a.output);
+
+  // 2. Read and symbolize.
+  SymbolizerOptions so;
+  so.demangle = !a.no_demangle;
+  so.cache_root = BuildIdCache::default_root(a.buildid_dir);
+  if (!a.debug_dirs.empty()) so.debug_roots = a.debug_dirs;
+  Symbolizer symbolizer(so);
+  const bool tty = ::isatty(STDERR_FILENO);
+  if (tty)
+    po.progress = [](uint64_t pos, uint64_t size) {
+      if (size) std::fprintf(stderr, "\rsonde convert: reading %3.0f%%", 100.0 * double(pos) / double(size));
+      else std::fprintf(stderr, "\rsonde convert: read %llu MB", (unsigned long long)(pos >> 20));
+    };
+  auto reader = perf::open_recording(a.input);
+  auto profile = report::build_profile(*reader, symbolizer, po);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  if (profile.samples.empty())
+    throw_runtime("convert: no samples in {}{}", a.input,
+                  a.pids.empty() && a.tids.empty() && a.comms.empty() && a.events.empty() && a.time.empty()
+                      ? ""
+                      : " match the filters");
+  if (profile.truncated_bytes)
+    std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
+                 (unsigned long long)profile.truncated_bytes);
+  for (const auto& note : profile.notes) std::fprintf(stderr, "sonde convert: %s\n", note.c_str());
+  if (profile.events.size() > 1 && (*fmt == exporter::Format::kFolded || *fmt == exporter::Format::kHtml))
+    std::fprintf(stderr, "sonde convert: %zu events recorded; %s shows '%s' only (choose with --event)\n",
+                 profile.events.size(), a.to.c_str(), profile.events[0].name.c_str());
+
+  // 3. Write.
+  if (a.output == "-") {
+    export_profile(*fmt, profile, a, std::cout);
+    std::cout.flush();
+    if (!std::cout) throw_runtime("cannot write to standard output");
+    return;
+  }
+  TempOutput out(a.output);
+  export_profile(*fmt, profile, a, out.stream());
+  out.commit();
+}
+
+}  // namespace
+
+void register_convert(CLI::App& app, int& /*exit_code*/) {
+  auto a = std::make_shared<ConvertArgs>();
+  auto* cmd = app.add_subcommand("convert", "Convert a recording to pprof, folded stacks, speedscope or an HTML flame graph");
+  cmd->add_option("-i,--input", a->input, "Recording to read (file or pipe mode), - for standard input")->capture_default_str();
+  cmd->add_option("--to", a->to, "Output format: " + exporter::format_names());
+  cmd->add_option("-o,--output", a->output, "Output file, - for standard output");
+  cmd->add_option("--pid", a->pids, "Only these process ids")->delimiter(',');
+  cmd->add_option("--tid", a->tids, "Only these thread ids")->delimiter(',');
+  cmd->add_option("--comm", a->comms, "Only these commands")->delimiter(',');
+  cmd->add_option("--event", a->events, "Only these events (names as sonde script prints them)")->delimiter(',');
+  cmd->add_option("--time", a->time, "START,END: only samples in this range, in seconds as perf/sonde script print them");
+  cmd->add_option("--max-stack", a->max_stack, "Use at most this many frames of each call chain (0: all)");
+  cmd->add_flag("--no-demangle", a->no_demangle, "Keep C++ names as in the symbol table");
+  cmd->add_flag("--inline", a->inline_frames, "Expand inlined functions and add source lines from DWARF");
+  cmd->add_option("--buildid-dir", a->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
+  cmd->add_option("--debug-dir", a->debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
+  cmd->add_flag("--comm-frame", a->comm_frame, "folded: start each stack with the command name");
+  cmd->add_flag("--pid-frame", a->pid_frame, "folded: start each stack with COMM-PID");
+  cmd->callback([a] { run_convert(*a); });
+}
+
+}  // namespace sonde::cli

@@ -1,0 +1,56 @@
+// Exporters: each turns the shared report::Profile into one file format that
+// other tools read. They only read the Profile (already filtered and
+// symbolized by build_profile), so filters and symbolization options apply to
+// every format alike. Each writes to a std::ostream and throws sonde::Error
+// (runtime) when the stream fails.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report/profile.h"
+
+namespace sonde::exporter {
+
+enum class Format { kPprof, kFolded, kSpeedscope, kHtml, kPerf };
+
+// "pprof" -> kPprof, ...; nullopt for an unknown name.
+std::optional<Format> parse_format(std::string_view name);
+// "pprof|folded|speedscope|html|perf", for usage messages.
+std::string format_names();
+
+// pprof: gzip-compressed perftools.profiles.Profile.
+void write_pprof(const report::Profile& p, std::ostream& out);
+
+struct FoldedOptions {
+  bool comm_frame = false;  // prefix each stack with the command name
+  bool pid_frame = false;   // prefix each stack with "comm-pid/tid" style "pid" frame
+};
+// folded: "root;...;leaf COUNT" lines, sorted, one per distinct stack.
+void write_folded(const report::Profile& p, const FoldedOptions& opts, std::ostream& out);
+
+struct SpeedscopeOptions {
+  std::string name;  // the file's "name" (e.g. the input file name)
+};
+// speedscope: shared frames, one sampled profile per (event, thread).
+void write_speedscope(const report::Profile& p, const SpeedscopeOptions& opts, std::ostream& out);
+
+struct HtmlOptions {
+  std::string title;      // page title (e.g. the input file name)
+  size_t top_functions = 1000;  // rows of the top-functions table
+};
+// html: one self-contained page with a flame graph and a top-functions table.
+void write_html(const report::Profile& p, const HtmlOptions& opts, std::ostream& out);
+
+// The event a single-event format (folded, html) shows: the first event of
+// the profile. Returns UINT32_MAX when the profile has no events.
+uint32_t primary_event(const report::Profile& p);
+
+// Frame names of one location, outermost first (inline frames expanded when
+// the location carries them). Appends to `out`: function ids.
+void location_functions(const report::Profile& p, uint32_t location, std::vector<uint32_t>& out);
+
+}  // namespace sonde::exporter
