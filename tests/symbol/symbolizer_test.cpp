@@ -4,7 +4,10 @@
 #include "symbol/symbolizer.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -209,6 +212,51 @@ TEST(Symbolizer, RebuiltBinaryIsNotUsedAndTheCacheStillResolves) {
   {
     Symbolizer s(no_cache);
     EXPECT_EQ(s.lookup(s.object(old_id, bin), off).reason, Reason::kNotFound);
+  }
+}
+
+TEST(Symbolizer, ContainerPathsResolveThroughProcPidRoot) {
+  if (geteuid() != 0) GTEST_SKIP() << "chroot needs root";
+  TempDir t;
+  // A static binary at /app/fx inside a chroot: the host has no /app/fx.
+  std::filesystem::create_directories(t / "rootfs/app");
+  std::string bin = t / "rootfs/app/fx";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin, "-static"));
+  ASSERT_FALSE(std::filesystem::exists("/app/fx"));
+  auto nm = test::nm_symbols(bin);
+  uint64_t off = test::file_offset_of(bin, nm.at("sym_beta").addr + 2);
+  BuildId id = id_of(bin);
+  std::string rootfs = t / "rootfs";
+  pid_t pid = fork();
+  if (pid == 0) {
+    execlp("chroot", "chroot", rootfs.c_str(), "/app/fx", "4000000000", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  struct KillOnExit {
+    pid_t pid;
+    ~KillOnExit() {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  } guard{pid};
+  // Wait until the child runs the fixture (seen from here: ROOTFS/app/fx).
+  bool running = false;
+  for (int i = 0; i < 250 && !running; ++i) {
+    std::error_code ec;
+    running = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).string() == bin;
+    if (!running) usleep(20000);
+  }
+  ASSERT_TRUE(running);
+  {
+    Symbolizer s(isolated(t));
+    ObjectHandle h = s.object(id, "/app/fx", pid);
+    ResolvedSymbol r = s.lookup(h, off);
+    EXPECT_EQ(r.name, "sym_beta");
+    EXPECT_EQ(s.info(h).symbol_file, "/proc/" + std::to_string(pid) + "/root/app/fx");
+    auto o = isolated(t);
+    o.use_proc_root = false;
+    Symbolizer host_only(o);
+    EXPECT_EQ(host_only.lookup(host_only.object(id, "/app/fx", pid), off).reason, Reason::kNotFound);
   }
 }
 
