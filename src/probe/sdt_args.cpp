@@ -70,7 +70,8 @@ std::optional<int64_t> parse_int(std::string_view s) {
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; }
 
 // x86-64 operand (AT&T syntax as gas prints a "nor" operand).
-std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolver& resolve) {
+std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolver& resolve, bool i386) {
+  const uint8_t addr_width = i386 ? 4 : 8;  // address registers: %rsp on x86-64, %esp on i386
   if (op.empty()) return "empty operand";
   if (op.front() == '%') {
     auto r = x86_register(op.substr(1));
@@ -156,13 +157,13 @@ std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolv
   if (!parts[0].empty()) {
     if (parts[0].front() != '%') return fmt::format("malformed base register in '{}'", op);
     auto r = x86_register(parts[0].substr(1));
-    if (!r || r->width != 8 || r->shift) return fmt::format("unsupported base register in '{}'", op);
+    if (!r || r->width != addr_width || r->shift) return fmt::format("unsupported base register in '{}'", op);
     a.base = r->slot;
   }
   if (parts.size() >= 2 && !parts[1].empty()) {
     if (parts[1].front() != '%') return fmt::format("malformed index register in '{}'", op);
     auto r = x86_register(parts[1].substr(1));
-    if (!r || r->width != 8 || r->shift || r->slot == RIP) return fmt::format("unsupported index register in '{}'", op);
+    if (!r || r->width != addr_width || r->shift || r->slot == RIP) return fmt::format("unsupported index register in '{}'", op);
     a.index = r->slot;
   }
   if (parts.size() == 3) {
@@ -282,8 +283,8 @@ ParsedArgs parse_sdt_args(std::string_view spec, uint16_t machine, const SymbolR
       }
     }
     std::string why;
-    if (machine == kMachineX86_64)
-      why = parse_x86_operand(op, a, resolve);
+    if (machine == kMachineX86_64 || machine == kMachineI386)
+      why = parse_x86_operand(op, a, resolve, machine == kMachineI386);
     else if (machine == kMachineAarch64)
       why = parse_aarch64_operand(op, a);
     else

@@ -40,6 +40,7 @@ struct SdtArg {
 using SymbolResolver = std::function<std::optional<uint64_t>(const std::string& name, std::string& why)>;
 
 // e_machine values this parser knows.
+inline constexpr uint16_t kMachineI386 = 3;      // EM_386: parsed with the x86 rules (listing only)
 inline constexpr uint16_t kMachineX86_64 = 62;   // EM_X86_64
 inline constexpr uint16_t kMachineAarch64 = 183; // EM_AARCH64
 

@@ -112,3 +112,43 @@ TEST(SdtList, BadInput) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("corrupt .note.stapsdt"), std::string::npos) << r.err;
 }
+
+#include "probe/sdt_note.h"
+
+TEST(SdtList, OtherClassesAndMachinesAgreeWithReadelf) {
+  TempDir dir;
+  const std::string inc = "-I/usr/include/x86_64-linux-gnu -O1 -c '" + fixtures_dir() + "/sdt_cross.c'";
+  struct Target {
+    std::string name, cc, ld;
+    uint16_t machine;
+  };
+  std::vector<Target> targets = {
+      {"i386", "clang -target i386-linux-gnu " + inc, "ld -m elf_i386 -e _start", 3},
+      {"aarch64", "clang -target aarch64-linux-gnu " + inc, "ld.lld -e _start", 183},
+  };
+  for (const auto& t : targets) {
+    std::string obj = dir / (t.name + ".o"), bin = dir / t.name;
+    if (sh(t.cc + " -o '" + obj + "'").exit_code != 0 || sh(t.ld + " '" + obj + "' -o '" + bin + "'").exit_code != 0) {
+      std::printf("skipping %s: no cross toolchain\n", t.name.c_str());
+      continue;
+    }
+    auto expected = readelf_sites(bin);
+    ASSERT_FALSE(expected.empty()) << t.name;
+    auto f = sonde::probe::scan_sdt_file(bin);
+    EXPECT_EQ(f.machine, t.machine);
+    EXPECT_EQ(f.elf64, t.name != "i386");
+    ASSERT_EQ(f.sites.size(), expected.size()) << t.name;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(f.sites[i].provider, expected[i].provider);
+      EXPECT_EQ(f.sites[i].name, expected[i].name);
+      EXPECT_EQ(f.sites[i].pc, expected[i].pc);
+      EXPECT_EQ(f.sites[i].args, expected[i].args);
+      {
+        EXPECT_TRUE(f.sites[i].parsed.ok()) << f.sites[i].parsed.error;
+      }
+    }
+    auto r = run({sonde_bin(), "sdt", "list", bin});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(lines(r.out).size(), expected.size());
+  }
+}
