@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <linux/perf_event.h>
+
 #include <cstring>
 
 #include "probe/sdt_abi.h"
@@ -39,6 +41,18 @@ std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw) {
   return out;
 }
 
-std::optional<std::string> format_sdt_args(const perf::Sample& sample) { return format_sdt_raw(sample.raw); }
+std::optional<std::string> format_sdt_args(const perf::Sample& sample) {
+  if (sample.event && (sample.event->attr.type != PERF_TYPE_SOFTWARE ||
+                       sample.event->attr.config != PERF_COUNT_SW_BPF_OUTPUT))
+    return std::nullopt;
+  return format_sdt_raw(sample.raw);
+}
+
+bool sdt_extra_fields(const perf::Sample& sample, std::string& out) {
+  auto text = format_sdt_args(sample);
+  if (!text || text->empty()) return false;
+  out.assign(*text, 1);  // the printer adds the separating space
+  return true;
+}
 
 }  // namespace sonde::probe

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "format/sample.h"
+#include "format/session.h"
 
 namespace sonde::probe {
 
@@ -13,7 +14,11 @@ namespace sonde::probe {
 // (signed values in decimal, unsigned in decimal, floats as %g, a failed
 // memory read as "?"); "" for a probe without arguments; nullopt when the
 // sample is not an SDT sample.
+// Only samples of bpf-output events (how sonde records SDT probes) qualify.
 std::optional<std::string> format_sdt_args(const perf::Sample& sample);
+// The same, shaped for report::ScriptPrinter::set_extra_fields: the text
+// without its leading space; false when there is nothing to print.
+bool sdt_extra_fields(const perf::Sample& sample, std::string& out);
 std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw);
 
 }  // namespace sonde::probe

@@ -11,6 +11,9 @@
 #include <sstream>
 #include <thread>
 
+#include "format/session.h"
+#include "format/stream_reader.h"
+#include "probe/sdt_format.h"
 #include "probe/sdt_note.h"
 #include "support/test_support.h"
 
@@ -118,4 +121,33 @@ TEST(SdtCli, KillNineOfTheRecorderLeavesNoProbe) {
   EXPECT_EQ(events.find("sfix"), std::string::npos) << events;
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
+}
+
+TEST(SdtCli, RecordedSamplesDecodeThroughTheSessionForScript) {
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
+  auto r = sh("SONDE_BUILDID_DIR='" + dir / "cache" + "' '" + sonde_bin() + "' record -q -e '%sfix:*' -o '" +
+              dir / "out" + "' -- '" + dir / "forms" + "' 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reader = sonde::perf::open_recording(dir / "out");
+  ASSERT_TRUE(reader);
+  sonde::perf::Session session;
+  sonde::perf::RecordView rec;
+  std::map<std::string, size_t> seen;
+  while (reader->next(rec)) {
+    if (session.observe(rec) || rec.header.type != sonde::perf::kSample) continue;
+    sonde::perf::Sample s;
+    std::string why;
+    ASSERT_TRUE(session.decode_sample(rec, s, &why)) << why;
+    std::string extra;
+    ASSERT_TRUE(sonde::probe::sdt_extra_fields(s, extra) || s.event->name == "%sfix:plain") << s.event->name;
+    ++seen[s.event->name + " " + extra];
+  }
+  EXPECT_EQ((seen["%sfix:riprel arg1=-42 arg2=1234605616436508552 arg3=-2 arg4=-2 arg5=-17 arg6=16"]), 2u);
+  EXPECT_EQ((seen["%sfix:subregs arg1=-2 arg2=129 arg3=-2 arg4=4294967280 arg5=-1 arg6=9029"]), 2u);
+  EXPECT_EQ((seen["%sfix:guarded arg1=1"]), 1u);
+  EXPECT_EQ((seen["%sfix:consts arg1=-7 arg2=200 arg3=-300 arg4=3000000000 arg5=-9 arg6=77"]), 2u);
+  size_t total = 0;
+  for (const auto& [k, n] : seen) total += n;
+  EXPECT_EQ(total, 18u);
 }
