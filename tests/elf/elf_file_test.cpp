@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
+#include <random>
+
+#include "elf/dwarf_info.h"
+#include "symbol/symbolizer.h"
 
 #include "elf/symbol_table.h"
 #include "symbol/fixture_util.h"
@@ -117,6 +122,60 @@ TEST(ElfFile, CorruptInputFailsWithAReason) {
   ASSERT_TRUE(f);
   EXPECT_FALSE(f->open_minidebuginfo(&why));
   EXPECT_NE(why.find("corrupt .gnu_debugdata"), std::string::npos) << why;
+}
+
+TEST(ElfFile, MutatedCopiesNeverCrash) {
+  TempDir t;
+  // A binary with DWARF, and a stripped one with MiniDebugInfo (the xz path).
+  std::string full = t / "full", mini = t / "mini";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", full));
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", mini));
+  ASSERT_TRUE(test::add_minidebuginfo(mini, t.path()));
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::vector<char> originals[2] = {slurp(full), slurp(mini)};
+  ASSERT_GT(originals[1].size(), 8192u);
+  std::mt19937 rng(1234);
+  SymbolizerOptions o;
+  o.use_cache = false;
+  o.use_debuginfod = false;
+  o.debug_roots = {};
+  std::vector<InlineFrame> frames;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<char> m = originals[round % 2];
+    // Mostly the headers and tables at both ends, where lengths and offsets live.
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 8); ++k) {
+      size_t pos = rng() % 2 ? rng() % 4096 : m.size() - 1 - rng() % 4096;
+      m[pos] = static_cast<char>(rng());
+    }
+    std::string p = t / "mutant";
+    std::ofstream(p, std::ios::binary | std::ios::trunc).write(m.data(), static_cast<std::streamsize>(m.size()));
+    std::string why;
+    if (auto f = ElfFile::open(p, &why)) {
+      SymbolTable tab;
+      tab.add_elf(*f);
+      tab.finalize();
+      (void)f->debuglink();
+      if (auto mini = f->open_minidebuginfo(&why)) {
+        SymbolTable mt;
+        mt.add_elf(*mini, false);
+      }
+      if (auto d = DwarfInfo::open(*f, &why)) {
+        (void)d->line(0x1190);
+        d->inline_frames(0x1190, frames);
+      }
+    }
+    // The whole symbolizer path with an unverified (empty) build-id.
+    Symbolizer s(o);
+    ObjectHandle h = s.object(BuildId{}, p);
+    for (uint64_t off : {0x0ul, 0x1000ul, 0x1190ul, 0x11a0ul}) {
+      (void)s.lookup(h, off);
+      (void)s.srcline(h, off);
+      s.inline_frames(h, off, frames);
+    }
+  }
 }
 
 }  // namespace
