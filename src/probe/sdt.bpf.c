@@ -41,6 +41,7 @@ struct {
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, __u32);
   __type(value, __u8);
 } tgids SEC(".maps");

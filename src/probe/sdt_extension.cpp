@@ -251,6 +251,12 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     attr_.branch_sample_type = 0;
     if (attr_.wakeup_events == 0 && !attr_.watermark) attr_.wakeup_events = 1;
 
+    // Kernels before 6.6 have no uprobe_multi links. The per-site uprobe
+    // PMU route is not a usable fallback (no inherit, ~80 ms per event to
+    // release, see docs/sdt.md), so say so plainly instead.
+    if (!uprobe_multi_supported())
+      throw_runtime("sdt: recording SDT probes needs BPF uprobe_multi links (Linux 6.6 or later); "
+                    "this kernel is older");
     auto t0 = Clock::now();
     bpf_ = std::make_unique<SdtBpf>();
     std::vector<int> cpus = target.cpus;
