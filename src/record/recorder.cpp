@@ -439,10 +439,22 @@ bool Recorder::drain_all() {
   return true;
 }
 
+// A zombie still answers kill(pid, 0), so look at its state instead.
+bool task_alive(pid_t tid) {
+  auto stat = read_small_file("/proc/" + std::to_string(tid) + "/stat");
+  if (!stat) return false;
+  size_t paren = stat->rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat->size()) return false;
+  char state = (*stat)[paren + 2];
+  return state != 'Z' && state != 'X';
+}
+
 bool Recorder::targets_alive() const {
   if (!opts_.command.empty() || system_wide_) return true;
-  for (pid_t t : task_targets_)
-    if (::kill(t, 0) == 0 || errno == EPERM) return true;
+  for (pid_t p : opts_.pids)
+    if (task_alive(p)) return true;
+  for (pid_t t : opts_.tids)
+    if (task_alive(t)) return true;
   return false;
 }
 

@@ -1,0 +1,219 @@
+// The stream `sonde record` writes, checked against perf 6.1 and sonde's
+// own reader on the real kernel.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "format/perf_abi.h"
+#include "record/record_test_util.h"
+#include "record/recording_reader.h"
+
+using namespace sonde::test;
+
+namespace {
+
+class RecordStream : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(compile_fixture("hot_loop.c", fixture_)); }
+  TempDir dir_;
+  std::string fixture_ = dir_ / "hot_loop";
+  std::string data_ = dir_ / "rec.data";
+};
+
+TEST_F(RecordStream, PerfScriptReadsItWithoutWarningsAndNamesTheHotFunction) {
+  auto r = run({sonde_bin(), "record", "-g", "-o", data_, "--", fixture_, "0.4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto facts = read_recording(data_);
+  ASSERT_TRUE(facts.opened) << facts.open_error;
+  EXPECT_EQ(facts.bad_samples, 0u) << facts.first_bad;
+  EXPECT_EQ(facts.truncated_bytes, 0u);
+  EXPECT_EQ(facts.reader_error, "");
+  ASSERT_GT(facts.samples.size(), 50u);  // 0.4 s at 4000 Hz
+  for (const auto& s : facts.samples) EXPECT_GT(s.callchain, 0u);
+
+  // One line per sample with the call chains hidden.
+  auto ps = run({"perf", "script", "-i", data_, "-G", "-F", "comm,tid,event"});
+  EXPECT_EQ(ps.exit_code, 0) << ps.err;
+  EXPECT_FALSE(has_perf_complaint(ps.err)) << ps.err;
+  EXPECT_EQ(lines(ps.out).size(), facts.samples.size());
+
+  // perf resolves the hot function through the build-id'd MMAP2.
+  auto sym = run({"perf", "script", "-i", data_, "-F", "ip,sym"});
+  EXPECT_EQ(sym.exit_code, 0) << sym.err;
+  EXPECT_FALSE(has_perf_complaint(sym.err)) << sym.err;
+  EXPECT_GT(count_lines_with(sym.out, "hot_function"), facts.samples.size() / 2) << sym.out.substr(0, 2000);
+  // The call chains resolve too (hot_function is a leaf: fp unwinding goes
+  // from its caller's frame on up to main).
+  EXPECT_GT(count_lines_with(sym.out, " main"), facts.samples.size() / 2);
+
+  // The summary line matches the stream.
+  EXPECT_NE(r.err.find("sonde record: " + std::to_string(facts.samples.size()) + " samples, 0 lost"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(RecordStream, StdoutPipesIntoPerfScriptAndSondeScript) {
+  auto p = sh("'" + sonde_bin() + "' record -q -o - -- '" + fixture_ + "' 0.3 | perf script -i - -F ip,sym");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_FALSE(has_perf_complaint(p.err)) << p.err;
+  EXPECT_GT(count_lines_with(p.out, "hot_function"), 20u);
+
+  auto s = sh("'" + sonde_bin() + "' record -q -o - -- '" + fixture_ + "' 0.3 | '" + sonde_bin() + "' script -i -");
+  EXPECT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_GT(count_lines_with(s.out, "cpu-clock"), 20u) << s.out.substr(0, 2000) << s.err;
+  EXPECT_GT(count_lines_with(s.out, "hot_loop"), 20u) << s.out.substr(0, 2000) << s.err;
+}
+
+TEST_F(RecordStream, WritesPerfsOrderAndOnlyKnownRecordTypes) {
+  auto r = run({sonde_bin(), "record", "-q", "-e", "cpu-clock,page-faults", "-o", data_, "--", fixture_, "0.2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto f = read_recording(data_);
+  ASSERT_GE(f.types.size(), 6u);
+  // attrs, then features ending with the end marker, then everything else.
+  EXPECT_EQ(f.types[0], sonde::perf::kHeaderAttr);
+  EXPECT_EQ(f.types[1], sonde::perf::kHeaderAttr);
+  EXPECT_EQ(f.types[2], sonde::perf::kHeaderFeature);
+  size_t init = 0, first_sample = 0;
+  for (size_t i = 0; i < f.types.size(); ++i) {
+    uint32_t t = f.types[i];
+    EXPECT_TRUE((t >= 1 && t <= 21) || (t >= 64 && t <= 82)) << "type " << t << " at " << i;
+    if (t == sonde::perf::kFinishedInit) init = i;
+    if (t == sonde::perf::kSample && !first_sample) first_sample = i;
+    if (i > 2 && t == sonde::perf::kHeaderAttr) ADD_FAILURE() << "attr after the features";
+  }
+  EXPECT_GT(init, 0u);
+  EXPECT_GT(first_sample, init);
+  EXPECT_EQ(f.types.back(), sonde::perf::kFinishedRound);
+  // Both events named, one sample_id layout with IDENTIFIER, tracking bits on the first only.
+  ASSERT_EQ(f.event_names.size(), 2u);
+  EXPECT_EQ(f.event_names[0], "cpu-clock");
+  EXPECT_EQ(f.event_names[1], "page-faults");
+  ASSERT_EQ(f.sample_types.size(), 2u);
+  EXPECT_EQ(f.sample_types[0], f.sample_types[1]);
+  EXPECT_TRUE(f.sample_types[0] & PERF_SAMPLE_IDENTIFIER);
+  constexpr uint64_t kMmapBit = 1ULL << 8;  // attr flag word: mmap
+  EXPECT_TRUE(f.attr_flags[0] & kMmapBit);
+  EXPECT_FALSE(f.attr_flags[1] & kMmapBit);
+  size_t faults = 0;
+  for (const auto& s : f.samples) faults += s.event == "page-faults";
+  EXPECT_GT(faults, 0u);
+  auto ps = run({"perf", "script", "-i", data_, "-F", "event"});
+  EXPECT_EQ(ps.exit_code, 0);
+  EXPECT_FALSE(has_perf_complaint(ps.err)) << ps.err;
+  EXPECT_GT(count_lines_with(ps.out, "page-faults"), 0u);
+}
+
+void check_build_ids(const std::string& data, const std::string& fixture) {
+  auto f = read_recording(data);
+  std::string want_fixture = readelf_build_id(fixture);
+  std::string want_libc = readelf_build_id("/lib/x86_64-linux-gnu/libc.so.6");
+  ASSERT_FALSE(want_fixture.empty());
+  ASSERT_FALSE(want_libc.empty());
+  bool saw_fixture = false, saw_libc = false, saw_kernel = false;
+  for (const auto& m : f.mmap2) {
+    if (m.filename == fixture) {
+      saw_fixture = true;
+      EXPECT_EQ(m.build_id, want_fixture);
+    }
+    if (m.filename.ends_with("/libc.so.6")) {
+      saw_libc = true;
+      EXPECT_EQ(m.build_id, want_libc);
+    }
+    if (m.filename == "[kernel.kallsyms]_text") {
+      saw_kernel = true;
+      EXPECT_EQ(m.build_id.size(), 40u);
+    }
+    // Every file-backed executable mapping carries one; [vdso] and anon none.
+    if (!m.filename.empty() && m.filename[0] == '/') {
+      EXPECT_FALSE(m.build_id.empty()) << m.filename;
+    }
+    if (m.filename == "[vdso]" || m.filename.starts_with("//anon")) {
+      EXPECT_TRUE(m.build_id.empty());
+    }
+  }
+  EXPECT_TRUE(saw_fixture);
+  EXPECT_TRUE(saw_libc);
+  EXPECT_TRUE(saw_kernel);
+}
+
+TEST_F(RecordStream, BuildIdsMatchReadelfInKernelMode) {
+  auto r = run({sonde_bin(), "record", "-q", "--buildid-mode=kernel", "-o", data_, "--", fixture_, "0.1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto f = read_recording(data_);
+  ASSERT_FALSE(f.attr_flags.empty());
+  EXPECT_TRUE(f.attr_flags[0] & sonde::perf::kAttrFlagBuildId);
+  check_build_ids(data_, fixture_);
+}
+
+TEST_F(RecordStream, BuildIdsMatchReadelfInRecorderMode) {
+  auto r = run({sonde_bin(), "record", "-q", "--buildid-mode=recorder", "-o", data_, "--", fixture_, "0.1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto f = read_recording(data_);
+  ASSERT_FALSE(f.attr_flags.empty());
+  EXPECT_FALSE(f.attr_flags[0] & sonde::perf::kAttrFlagBuildId);
+  check_build_ids(data_, fixture_);
+  // perf resolves symbols through the recorder's build-ids too.
+  auto sym = run({"perf", "script", "-i", data_, "-F", "ip,sym"});
+  EXPECT_GT(count_lines_with(sym.out, "hot_function"), 10u);
+}
+
+TEST_F(RecordStream, TracepointFieldsDecodeInPerfScript) {
+  auto r = run({sonde_bin(), "record", "-q", "-e", "sched:sched_process_exec", "-e", "cpu-clock", "-o", data_, "--",
+                fixture_, "0.1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto f = read_recording(data_);
+  EXPECT_GT(f.tracing_data_bytes, 1000u);
+  size_t tp = 0;
+  for (const auto& s : f.samples)
+    if (s.event == "sched:sched_process_exec") {
+      ++tp;
+      EXPECT_GT(s.raw, 8u);
+    }
+  EXPECT_EQ(tp, 1u);
+  auto ps = run({"perf", "script", "-i", data_});
+  EXPECT_EQ(ps.exit_code, 0) << ps.err;
+  EXPECT_FALSE(has_perf_complaint(ps.err)) << ps.err;
+  EXPECT_EQ(count_lines_with(ps.out, "sched:sched_process_exec: filename=" + fixture_), 1u) << ps.out.substr(0, 3000);
+}
+
+TEST_F(RecordStream, SmallBuffersWrapAndEveryRecordStillParses) {
+  // One 4 KiB page per CPU at 10 kHz with call chains: records wrap the
+  // buffer end constantly, and some are lost (and said to be).
+  auto r = run({sonde_bin(), "record", "-m", "1", "-F", "10000", "-g", "-o", data_, "--", fixture_, "0.3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto f = read_recording(data_);
+  EXPECT_EQ(f.bad_samples, 0u) << f.first_bad;
+  EXPECT_EQ(f.reader_error, "");
+  EXPECT_GT(f.samples.size(), 100u);
+  EXPECT_NE(r.err.find(std::to_string(f.lost) + " lost"), std::string::npos) << r.err;
+  auto ps = run({"perf", "script", "-i", data_, "-G", "-F", "comm,tid,event"});
+  EXPECT_EQ(ps.exit_code, 0);
+  EXPECT_EQ(lines(ps.out).size(), f.samples.size());
+}
+
+TEST_F(RecordStream, KillNineMidRunLeavesEveryCompleteRecordReadable) {
+  pid_t rec = spawn({sonde_bin(), "record", "-g", "-F", "2000", "-o", data_, "--", fixture_, "1.5"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_EQ(::kill(rec, SIGKILL), 0);
+  EXPECT_EQ(wait_for(rec), 128 + SIGKILL);
+  auto f = read_recording(data_);
+  ASSERT_TRUE(f.opened) << f.open_error;
+  EXPECT_EQ(f.reader_error, "");
+  EXPECT_EQ(f.bad_samples, 0u) << f.first_bad;
+  EXPECT_GT(f.samples.size(), 100u);  // passes are flushed as they go
+  auto ps = run({"perf", "script", "-i", data_, "-F", "ip,sym"});
+  EXPECT_EQ(ps.exit_code, 0) << ps.err;
+  EXPECT_GT(count_lines_with(ps.out, "hot_function"), 50u);
+
+  // A record cut in the middle (a kill during a write): the reader stops
+  // cleanly at the tail and counts the bytes it ignored.
+  auto size = std::stoull(run({"stat", "-c", "%s", data_}).out);
+  sh("truncate -s " + std::to_string(size - 5) + " '" + data_ + "'");
+  auto t = read_recording(data_);
+  EXPECT_GT(t.truncated_bytes, 0u);
+  EXPECT_EQ(t.reader_error, "");
+  EXPECT_GE(t.samples.size() + 1, f.samples.size());
+  // The (orphaned) workload ends by itself within 1.5 s.
+}
+
+}  // namespace

@@ -1,0 +1,77 @@
+// -p and -a on a process the test starts itself (and kills by its pid).
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "record/record_test_util.h"
+#include "record/recording_reader.h"
+
+using namespace sonde::test;
+
+namespace {
+
+class RecordTargets : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(compile_fixture("hot_loop.c", fixture_)); }
+  void TearDown() override {
+    if (victim_ > 0) {
+      ::kill(victim_, SIGKILL);
+      wait_for(victim_);
+    }
+  }
+  TempDir dir_;
+  std::string fixture_ = dir_ / "hot_loop";
+  std::string data_ = dir_ / "t.data";
+  pid_t victim_ = -1;
+};
+
+TEST_F(RecordTargets, PidRecordsARunningProcessUntilItExits) {
+  victim_ = spawn({fixture_, "1.0"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto r = run({sonde_bin(), "record", "-g", "-p", std::to_string(victim_), "-o", data_});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(wait_for(victim_), 0);
+  pid_t pid = victim_;
+  victim_ = -1;
+  auto f = read_recording(data_);
+  EXPECT_EQ(f.bad_samples, 0u);
+  EXPECT_GT(f.samples_of_pid(static_cast<uint32_t>(pid)), 500u);
+  EXPECT_EQ(f.samples_of_pid(static_cast<uint32_t>(pid)), f.samples.size());
+  // The mapping came from /proc (synthesized) and has the file's build-id.
+  bool mapped = false;
+  for (const auto& m : f.mmap2)
+    if (m.filename == fixture_ && m.pid == static_cast<uint32_t>(pid)) {
+      mapped = true;
+      EXPECT_EQ(m.build_id, readelf_build_id(fixture_));
+    }
+  EXPECT_TRUE(mapped);
+  auto sym = run({"perf", "script", "-i", data_, "-F", "comm,ip,sym"});
+  EXPECT_EQ(sym.exit_code, 0) << sym.err;
+  EXPECT_FALSE(has_perf_complaint(sym.err)) << sym.err;
+  EXPECT_GT(count_lines_with(sym.out, "hot_function"), 200u);
+}
+
+TEST_F(RecordTargets, SystemWideCapturesTheProcess) {
+  victim_ = spawn({fixture_, "2.0"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto r = run({sonde_bin(), "record", "-a", "-o", data_, "--", "sleep", "0.5"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto f = read_recording(data_);
+  EXPECT_EQ(f.bad_samples, 0u);
+  EXPECT_GT(f.samples_of_pid(static_cast<uint32_t>(victim_)), 300u);
+  auto sym = run({"perf", "script", "-i", data_, "-F", "pid,ip,sym"});
+  EXPECT_EQ(sym.exit_code, 0) << sym.err;
+  EXPECT_FALSE(has_perf_complaint(sym.err)) << sym.err;
+  EXPECT_GT(count_lines_with(sym.out, "hot_function"), 200u);
+}
+
+TEST_F(RecordTargets, CpuListRestrictsSamplesToThoseCpus) {
+  victim_ = spawn({fixture_, "2.0"});
+  auto r = run({sonde_bin(), "record", "-C", "0", "-o", data_, "--", "sleep", "0.3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto f = read_recording(data_);
+  ASSERT_GT(f.samples.size(), 0u);
+  for (const auto& s : f.samples) EXPECT_EQ(s.cpu, 0u);
+}
+
+}  // namespace

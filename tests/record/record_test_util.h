@@ -1,0 +1,68 @@
+// Helpers shared by the recorder's tests.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "support/test_support.h"
+
+namespace sonde::test {
+
+inline bool file_exists(const std::string& p) {
+  struct stat st{};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+// The build-id that `readelf -n` prints for a file.
+inline std::string readelf_build_id(const std::string& path) {
+  auto r = run({"readelf", "-n", path});
+  std::smatch m;
+  std::regex re("Build ID: ([0-9a-f]+)");
+  if (std::regex_search(r.out, m, re)) return m[1];
+  return "";
+}
+
+// Starts argv in the background with stdout/stderr sent to files.
+inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out = "/dev/null",
+                   const std::string& err = "/dev/null") {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits for a child; returns its exit status, or 128+signal.
+inline int wait_for(pid_t pid) {
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+inline std::string slurp(const std::string& path) {
+  auto r = run({"cat", path});
+  return r.out;
+}
+
+// perf script's complaints: anything that says warning, error or failed.
+inline bool has_perf_complaint(const std::string& err) {
+  static const std::regex re("(warn|Warn|WARN|error|Error|failed|unexpected|out of order)");
+  return std::regex_search(err, re);
+}
+
+}  // namespace sonde::test

@@ -1,0 +1,93 @@
+#include "record/recording_reader.h"
+
+#include <cstring>
+
+#include "elf/build_id.h"
+#include "format/perf_abi.h"
+#include "format/session.h"
+#include "format/stream_reader.h"
+#include "util/error.h"
+
+namespace sonde::test {
+
+size_t RecordingFacts::samples_of_pid(uint32_t pid) const {
+  size_t n = 0;
+  for (const auto& s : samples) n += s.pid == pid;
+  return n;
+}
+
+RecordingFacts read_recording(const std::string& path) {
+  RecordingFacts f;
+  std::unique_ptr<perf::RecordReader> reader;
+  try {
+    reader = perf::open_recording(path);
+  } catch (const Error& e) {
+    f.open_error = e.what();
+    return f;
+  }
+  f.opened = true;
+  perf::Session session;
+  perf::RecordView rec;
+  while (reader->next(rec)) {
+    f.types.push_back(rec.header.type);
+    if (rec.header.type == perf::kHeaderAttr) {
+      perf_event_attr a{};
+      std::memcpy(&a, rec.bytes.data() + 8, std::min(sizeof a, rec.bytes.size() - 8));
+      uint64_t flags = 0;
+      std::memcpy(&flags, rec.bytes.data() + 8 + 40, sizeof flags);
+      f.attr_flags.push_back(flags);
+      f.sample_types.push_back(a.sample_type);
+    }
+    if (session.observe(rec)) continue;
+    switch (rec.header.type) {
+      case perf::kSample: {
+        perf::Sample s;
+        std::string why;
+        if (!session.decode_sample(rec, s, &why)) {
+          if (f.bad_samples++ == 0) f.first_bad = why;
+          break;
+        }
+        SampleFact sf;
+        sf.pid = s.pid;
+        sf.tid = s.tid;
+        sf.cpu = s.cpu;
+        sf.ip = s.ip;
+        sf.event = s.event ? s.event->name : "";
+        sf.callchain = s.callchain_size();
+        sf.raw = s.raw.size();
+        f.samples.push_back(sf);
+        break;
+      }
+      case perf::kMmap2: {
+        perf::Mmap2Fixed m;
+        if (rec.bytes.size() < sizeof m) break;
+        std::memcpy(&m, rec.bytes.data(), sizeof m);
+        MappingFact mf;
+        mf.pid = m.pid;
+        mf.misc = m.header.misc;
+        mf.prot = m.prot;
+        const char* name = reinterpret_cast<const char*>(rec.bytes.data() + sizeof m);
+        mf.filename.assign(name, strnlen(name, rec.bytes.size() - sizeof m));
+        if (m.header.misc & perf::kMiscMmapBuildId)
+          mf.build_id = BuildId::from_bytes({m.bid.build_id, std::min<size_t>(m.bid.build_id_size, 20)}).hex();
+        f.mmap2.push_back(mf);
+        break;
+      }
+      case perf::kLost: {
+        perf::Lost l;
+        std::memcpy(&l, rec.bytes.data(), sizeof l);
+        f.lost += l.lost;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (const auto& ev : session.events()) f.event_names.push_back(ev.name);
+  f.tracing_data_bytes = session.tracing_data().size();
+  f.truncated_bytes = reader->truncated_bytes();
+  f.reader_error = reader->error();
+  return f;
+}
+
+}  // namespace sonde::test
