@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "format/file_mode_writer.h"
 #include "format/perf_abi.h"
 #include "format/record_builder.h"
 #include "format/session.h"
@@ -631,4 +632,111 @@ TEST(Compressed, StreamEndingMidRecordIsTruncated) {
   EXPECT_EQ(samples, 1);
   EXPECT_EQ(reader->truncated_bytes(), 10u);
   EXPECT_EQ(reader->error(), "");
+}
+
+// ---- file-mode export, read back by perf -----------------------------------
+
+namespace {
+
+// perf's own top entries (no call graphs, self time), first n lines.
+std::vector<std::string> perf_top(const std::string& path, size_t n = 12) {
+  auto r = sonde::test::run({"perf", "report", "-i", path, "--stdio", "-q", "--no-children", "-g", "none", "--sort",
+                             "comm,dso,sym"});
+  auto all = sonde::test::lines(r.out);
+  std::vector<std::string> out;
+  for (auto& l : all)
+    if (!l.empty() && out.size() < n) out.push_back(l);
+  return out;
+}
+
+}  // namespace
+
+TEST_F(PerfFiles, FileModeExportReadsInPerfLikeTheOriginal) {
+  struct Case {
+    const char* key;
+    const char* args;
+    bool pipe;
+  };
+  for (const Case& c : {Case{"file", "-g", false}, Case{"pipe", "-g", true}, Case{"zpipe", "-z -g", true},
+                        Case{"zfile", "-z -g", false}, Case{"events", "-e cpu-clock -e task-clock", false},
+                        Case{"tracepoint_pipe", "-e cpu-clock -e sched:sched_process_exec", true},
+                        Case{"bidmmap", "--buildid-mmap", false}}) {
+    SCOPED_TRACE(c.key);
+    auto in = record(c.key, c.args, c.pipe);
+    std::string out = *dir_ / (std::string(c.key) + ".export.data");
+    {
+      auto reader = open_recording(in);
+      write_file_mode(*reader, out);
+    }
+    ASSERT_TRUE(std::filesystem::exists(out));
+    EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
+    // perf reads the export as a file-mode file ...
+    auto head = slurp(out);
+    ASSERT_GE(head.size(), kFileHeaderSize);
+    EXPECT_EQ(header_of(head).size, kFileHeaderSize);
+    // ... with the same samples, events and top entries as the original.
+    const uint64_t count = perf_sample_count(in);
+    EXPECT_GT(count, 100u);
+    EXPECT_EQ(perf_sample_count(out), count);
+    EXPECT_EQ(perf_samples_per_event(out), perf_samples_per_event(in));
+    EXPECT_EQ(perf_samples_per_pid(out), perf_samples_per_pid(in));
+    auto top = perf_top(out);
+    EXPECT_GE(top.size(), 3u);
+    EXPECT_EQ(top, perf_top(in));
+    auto evlist = perf_evlist(out);
+    EXPECT_EQ(evlist, read_with_sonde(in).event_names);
+    // SAMPLE_TIME is set from the samples, even when the pipe stream had 0.
+    auto hdr = sonde::test::run({"perf", "report", "-i", out, "--header-only"});
+    EXPECT_EQ(hdr.out.find("time of last sample : 0.000000"), std::string::npos) << hdr.out;
+    EXPECT_NE(hdr.out.find("time of last sample"), std::string::npos) << hdr.out;
+    // sonde reads its own export back.
+    auto s = read_with_sonde(out);
+    EXPECT_TRUE(s.file_mode);
+    EXPECT_EQ(s.samples, count);
+    EXPECT_EQ(s.error, "");
+    EXPECT_EQ(s.truncated, 0u);
+  }
+}
+
+TEST_F(PerfFiles, FileModeExportCarriesBuildIdsAndTracingData) {
+  {
+    // The build-id table survives a file -> file export unchanged.
+    auto in = record("file", "-g");
+    std::string out = *dir_ / "bid.export.data";
+    auto reader = open_recording(in);
+    write_file_mode(*reader, out);
+    EXPECT_EQ(perf_buildid_list(out), perf_buildid_list(in));
+  }
+  {
+    // --buildid-mmap ids (in MMAP2 only) become a BUILD_ID feature.
+    auto in = record("bidmmap", "--buildid-mmap");
+    std::string out = *dir_ / "bidmmap.export2.data";
+    auto reader = open_recording(in);
+    write_file_mode(*reader, out);
+    auto s = read_with_sonde(out);
+    for (const auto& id : perf_buildid_list(in)) EXPECT_TRUE(s.header_build_ids.count(id)) << id;
+  }
+  {
+    // Tracing data from a pipe stream: perf script decodes the tracepoint.
+    auto in = record("tracepoint_pipe", "-e cpu-clock -e sched:sched_process_exec", true);
+    std::string out = *dir_ / "tp.export.data";
+    auto reader = open_recording(in);
+    write_file_mode(*reader, out);
+    auto r = sonde::test::run({"perf", "script", "-i", out, "-F", "event,trace"});
+    EXPECT_NE(r.out.find("sched:sched_process_exec: filename=" + sonde::test::demo_bin()), std::string::npos)
+        << r.out.substr(0, 2000) << r.err;
+  }
+}
+
+TEST_F(PerfFiles, FailedExportLeavesNoFile) {
+  auto bytes = slurp(record("zfile", "-z -g"));
+  auto h = header_of(bytes);
+  ASSERT_GT(for_each_compressed(bytes, h.data.offset, h.data.offset + h.data.size, true), 0u);
+  std::string bad = *dir_ / "zgarbage2.data";
+  spit(bad, bytes);
+  std::string out = *dir_ / "never.data";
+  auto reader = open_recording(bad);
+  EXPECT_THROW(write_file_mode(*reader, out), sonde::Error);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp"));
 }
