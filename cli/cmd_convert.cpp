@@ -97,7 +97,12 @@ class TempOutput {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, remove_temp_and_exit);
     stream_.rdbuf()->pubsetbuf(buffer_, sizeof buffer_);
     stream_.open(path_, std::ios::binary | std::ios::trunc);
-    if (!stream_) throw_runtime("cannot open {}: {}", path_, errno_text(errno));
+    if (!stream_) {
+      int err = errno;
+      ::unlink(path_.c_str());  // the destructor does not run when the constructor throws
+      g_temp_path[0] = '\0';
+      throw_runtime("cannot open {}: {}", path_, errno_text(err));
+    }
   }
   ~TempOutput() {
     if (!committed_) {

@@ -54,7 +54,10 @@ class ExportTest : public ::testing::Test {
     RunResult r = sh("HOME=" + dir_->path() + " perf record -F 4000 -g --sample-cpu --buildid-mmap -o - -- " + demo_bin() + " 2 > " + recording_ + " 2> " +
                      *dir_ / "perf.err");
     record_ok_ = r.exit_code == 0 && fs::exists(recording_) && fs::file_size(recording_) > 1000;
-    if (!record_ok_) return;
+    if (!record_ok_) {
+      record_err_ = read_text(*dir_ / "perf.err");
+      return;
+    }
     expected_ = compute_expected(recording_);
   }
   static void TearDownTestSuite() {
@@ -62,7 +65,7 @@ class ExportTest : public ::testing::Test {
     dir_ = nullptr;
   }
   void SetUp() override {
-    ASSERT_TRUE(record_ok_) << "perf record failed; see the test's temp folder (perf.err)";
+    ASSERT_TRUE(record_ok_) << "perf record failed:\n" << record_err_;
     ASSERT_GT(expected_.samples, 1000u);
   }
 
@@ -131,6 +134,7 @@ class ExportTest : public ::testing::Test {
   static inline TempDir* dir_ = nullptr;
   static inline std::string recording_, buildid_dir_;
   static inline bool record_ok_ = false;
+  static inline std::string record_err_;
   static inline Expected expected_;
 };
 

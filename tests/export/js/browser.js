@@ -39,6 +39,7 @@ async function main() {
     await page.goto('file://' + path.resolve(page_path));
     await page.waitForFunction(() => window.sondeFlame !== undefined, null, { timeout: 60000 });
     out.loadMs = Date.now() - t0;
+    out.title = await page.title();
     out.nodeCount = await page.evaluate(() => window.sondeFlame.nodeCount);
     out.hotPercent = await page.evaluate((n) => window.sondeFlame.percentOf(n), hot);
     out.termPercent = await page.evaluate((n) => window.sondeFlame.percentOf(n), term);
