@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "cache/buildid_cache.h"
 #include "format/stream_reader.h"
+#include "probe/sdt_format.h"
 #include "report/recording_walker.h"
 #include "report/script_printer.h"
 #include "report/symbol_resolver.h"
@@ -38,6 +39,7 @@ void run_script(const ScriptArgs& args) {
   Symbolizer symbolizer(so);
   report::SymbolResolver resolver(symbolizer);
   report::ScriptPrinter printer(walker, args.no_symbols ? nullptr : &resolver, opts, stdout);
+  printer.set_extra_fields(probe::sdt_extra_fields);  // decoded SDT arguments
   walker.run([&](const perf::Sample& s) { printer.print(s); });
   printer.flush();
   const auto& st = walker.stats();

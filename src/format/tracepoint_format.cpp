@@ -54,15 +54,15 @@ bool parse_tracepoint_format(std::string_view text, const std::string& system, T
       attr_value(t, "signed:", sign);
       f.is_signed = sign != 0;
       f.type = std::string(decl);
-      // The name is the last identifier, before any [N].
+      // The name is the last identifier: "char comm[16]" -> comm,
+      // "__data_loc char[] filename" -> filename.
       std::string_view d = decl;
-      auto br = d.find('[');
-      std::string_view before = br == std::string_view::npos ? d : d.substr(0, br);
-      before = trim(before);
-      auto sp = before.find_last_of(" *");
-      f.name = std::string(sp == std::string_view::npos ? before : before.substr(sp + 1));
+      if (d.ends_with(']')) d = trim(d.substr(0, d.rfind('[')));
+      auto sp = d.find_last_of(" *]");
+      f.name = std::string(sp == std::string_view::npos ? d : d.substr(sp + 1));
+      const bool array = decl.find('[') != std::string_view::npos;
       f.is_data_loc = decl.starts_with("__data_loc");
-      f.is_string = decl.find("char") != std::string_view::npos && br != std::string_view::npos;
+      f.is_string = decl.find("char") != std::string_view::npos && array;
       if (f.name.starts_with("common_")) continue;
       out.fields.push_back(std::move(f));
     }

@@ -170,3 +170,36 @@ TEST(Stream, SampleOverrunningItsRecordIsRejected) {
   EXPECT_FALSE(session.decode_sample(sv, out, &why));
   EXPECT_EQ(why, "sample callchain overruns the record");
 }
+
+#include "format/tracepoint_format.h"
+
+TEST(TracepointFormat, FieldNamesAndValuesLikePerfScript) {
+  const char* text =
+      "name: sched_process_exec\nID: 313\nformat:\n"
+      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+      "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+      "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+      "\tfield:char comm[16];\toffset:16;\tsize:16;\tsigned:0;\n";
+  TracepointFormat f;
+  ASSERT_TRUE(parse_tracepoint_format(text, "sched", f));
+  EXPECT_EQ(f.id, 313u);
+  ASSERT_EQ(f.fields.size(), 3u);
+  EXPECT_EQ(f.fields[0].name, "filename");
+  EXPECT_TRUE(f.fields[0].is_data_loc);
+  EXPECT_EQ(f.fields[1].name, "pid");
+  EXPECT_EQ(f.fields[2].name, "comm");
+  EXPECT_TRUE(f.fields[2].is_string);
+  std::vector<uint8_t> raw(40, 0);
+  uint32_t loc = (6u << 16) | 32u;  // "/bin\0" at 32, 6 bytes
+  std::memcpy(raw.data() + 8, &loc, 4);
+  int32_t pid = -7;
+  std::memcpy(raw.data() + 12, &pid, 4);
+  std::memcpy(raw.data() + 16, "ls", 3);
+  std::memcpy(raw.data() + 32, "/bin/x", 6);
+  EXPECT_EQ(format_tracepoint_fields(f, raw), "filename=/bin/x pid=-7 comm=ls");
+  // A data_loc pointing past the payload prints "?" instead of reading out of bounds.
+  loc = (200u << 16) | 32u;
+  std::memcpy(raw.data() + 8, &loc, 4);
+  EXPECT_EQ(format_tracepoint_fields(f, raw), "filename=? pid=-7 comm=ls");
+}
