@@ -5,7 +5,7 @@
 #   1. start-up + teardown: `record -o FILE -- true`, wall time (median of RUNS)
 #   2. tail: from the workload's last action to the recorder's exit
 #   3. recorder CPU time per 100K samples: -a -F 10000 -g while two hot loops
-#      keep both CPUs busy; the recorder's own user+sys (its workload is `sleep`)
+#      keep both CPUs busy; the recorder's task-clock from perf stat (its workload is `sleep`)
 #   4. lost samples in that run (default buffers)
 # Usage: bench/record.sh [SONDE_BIN] [--write-docs]
 set -euo pipefail
@@ -53,11 +53,12 @@ busy_run() {  # name command... -> "cpu_seconds samples lost"
   "$hot" $((busy + 2)) & loops+=($!)
   "$hot" $((busy + 2)) & loops+=($!)
   sleep 0.3
-  /usr/bin/time -f '%U %S' -o "$scratch/$name.time" "$@" -- sleep "$busy" >/dev/null 2>"$scratch/$name.err" || true
+  # task-clock of the recorder and its `sleep` workload (negligible), to the microsecond.
+  perf stat -x, -e task-clock -o "$scratch/$name.time" -- "$@" -- sleep "$busy" >/dev/null 2>"$scratch/$name.err" || true
   for p in "${loops[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   loops=()
   local cpu samples lost
-  cpu=$(tail -1 "$scratch/$name.time" | awk '{print $1 + $2}')
+  cpu=$(awk -F, '$3 == "task-clock" {printf "%.4f", $1 / 1000}' "$scratch/$name.time")
   # Count both recordings with perf itself, so the two are counted the same way.
   samples=$(perf report --stats -i "$scratch/$name.data" 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
   lost=$(perf report --stats -i "$scratch/$name.data" 2>/dev/null |
@@ -89,7 +90,7 @@ out=$scratch/section.md
   echo "|---|---|---|---|"
   echo "| start-up + teardown, \`record -o F -- true\` (wall) | $(ms "$s_start") ms | $(ms "$p_start") ms ($(ms "$p_start_nobpf") ms with --no-bpf-event) | $(ratio "$p_start" "$s_start") |"
   echo "| tail: workload's last action to recorder exit | $(ms "$s_tail") ms | $(ms "$p_tail") ms | $(ratio "$p_tail" "$s_tail") |"
-  echo "| recorder CPU (user+sys) per 100K samples, \`-a -F 10000 -g\`, both CPUs busy, ${busy} s | ${s_per} s ($s_samples samples, ${s_cpu} s) | ${p_per} s ($p_samples samples, ${p_cpu} s) | $(ratio "$p_per" "$s_per") |"
+  echo "| recorder CPU (task-clock) per 100K samples, \`-a -F 10000 -g\`, both CPUs busy, ${busy} s | ${s_per} s ($s_samples samples, ${s_cpu} s) | ${p_per} s ($p_samples samples, ${p_cpu} s) | $(ratio "$p_per" "$s_per") |"
   echo "| lost samples in that run (default buffers) | $s_lost | $p_lost | |"
   echo
   echo "Targets (issue 2): start-up + teardown and tail each under 20 ms; CPU per 100K samples at most half of perf's; no lost samples."

@@ -75,3 +75,39 @@ TEST_F(RecordTargets, CpuListRestrictsSamplesToThoseCpus) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RecordInherit, ChildrenAreFollowedUnlessNoInherit) {
+  TempDir dir;
+  std::string fixture = dir / "hot_loop";
+  ASSERT_TRUE(compile_fixture("hot_loop.c", fixture));
+  // `; true` keeps sh from exec'ing the fixture in place: it must be a child.
+  std::string cmd = fixture + " 0.3; true";
+  auto with = run({sonde_bin(), "record", "-q", "-o", dir / "in.data", "--", "sh", "-c", cmd});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  auto without = run({sonde_bin(), "record", "-q", "--no-inherit", "-o", dir / "no.data", "--", "sh", "-c", cmd});
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  auto count_child = [&](const std::string& data) {
+    auto ps = run({"perf", "script", "-i", data, "-F", "comm"});
+    return count_lines_with(ps.out, "hot_loop");
+  };
+  EXPECT_GT(count_child(dir / "in.data"), 500u);
+  EXPECT_EQ(count_child(dir / "no.data"), 0u);
+}
+
+TEST(RecordThreads, TidRecordsThatThread) {
+  TempDir dir;
+  std::string fixture = dir / "hot_loop";
+  ASSERT_TRUE(compile_fixture("hot_loop.c", fixture));
+  pid_t victim = spawn({fixture, "0.6"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto r = run({sonde_bin(), "record", "-q", "-t", std::to_string(victim), "-o", dir / "t.data"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(wait_for(victim), 0);
+  auto f = read_recording(dir / "t.data");
+  EXPECT_GT(f.samples.size(), 200u);
+  EXPECT_EQ(f.samples_of_pid(static_cast<uint32_t>(victim)), f.samples.size());
+}
+
+}  // namespace
