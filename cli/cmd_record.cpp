@@ -128,6 +128,10 @@ void register_record(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
   cmd->add_option("command", a->command, "Workload to run: -- CMD [ARGS...]");
+  cmd->footer(
+      "Exit status: the workload's (128+N if it died of signal N), 0 for -p/-t/-a; 2 for malformed input "
+      "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
+      "or command, event not supported, output not writable). Input errors never create the output file.");
   cmd->callback([a, &exit_code] { run_record(*a, own_cmdline(), exit_code); });
 }
 

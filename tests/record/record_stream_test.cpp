@@ -103,6 +103,19 @@ TEST_F(RecordStream, WritesPerfsOrderAndOnlyKnownRecordTypes) {
   EXPECT_GT(count_lines_with(ps.out, "page-faults"), 0u);
 }
 
+TEST_F(RecordStream, UserModifierKeepsOnlyUserSamples) {
+  auto r = run({sonde_bin(), "record", "-q", "-e", "cpu-clock:u", "-o", data_, "--", fixture_, "0.2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto f = read_recording(data_);
+  ASSERT_GT(f.samples.size(), 100u);
+  ASSERT_EQ(f.event_names.size(), 1u);
+  EXPECT_EQ(f.event_names[0], "cpu-clock:u");
+  for (const auto& s : f.samples) EXPECT_EQ(s.cpumode, sonde::perf::kMiscUser);
+  auto k = run({sonde_bin(), "record", "-q", "-e", "cpu-clock:k", "-o", data_, "--", fixture_, "0.2"});
+  ASSERT_EQ(k.exit_code, 0) << k.err;
+  for (const auto& s : read_recording(data_).samples) EXPECT_EQ(s.cpumode, sonde::perf::kMiscKernel);
+}
+
 void check_build_ids(const std::string& data, const std::string& fixture) {
   auto f = read_recording(data);
   std::string want_fixture = readelf_build_id(fixture);

@@ -55,6 +55,7 @@ RecordingFacts read_recording(const std::string& path) {
         sf.event = s.event ? s.event->name : "";
         sf.callchain = s.callchain_size();
         sf.raw = s.raw.size();
+        sf.cpumode = s.cpumode();
         f.samples.push_back(sf);
         break;
       }

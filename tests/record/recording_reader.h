@@ -22,6 +22,7 @@ struct SampleFact {
   std::string event;
   size_t callchain = 0;
   size_t raw = 0;
+  uint16_t cpumode = 0;
 };
 
 struct RecordingFacts {
