@@ -107,6 +107,9 @@ struct Symbolizer::Impl {
         // libdebuginfod's default stall timeout is 90 s; a profiler report
         // must not hang that long on a dead server. A user setting wins.
         setenv("DEBUGINFOD_TIMEOUT", std::to_string(opts.debuginfod_timeout_s).c_str(), 0);
+        // One attempt: the first failure turns debuginfod off for the run
+        // anyway, and libdebuginfod's default two retries triple the wait.
+        setenv("DEBUGINFOD_RETRY_LIMIT", "0", 0);
         dbg = debuginfod_begin();
         if (!dbg) note("debuginfod: cannot start the client; skipped");
       }

@@ -44,8 +44,9 @@ struct SymbolizerOptions {
   // Look for the mapped path under /proc/PID/root first (containers).
   bool use_proc_root = true;
   // debuginfod, when DEBUGINFOD_URLS is set (no-op otherwise). Timeout in
-  // seconds for a stalled transfer; a failed server is not asked again for
-  // the rest of the run.
+  // seconds for a stalled transfer (sets DEBUGINFOD_TIMEOUT unless the user
+  // did; DEBUGINFOD_RETRY_LIMIT likewise defaults to 0); a failed server is
+  // not asked again for the rest of the run.
   bool use_debuginfod = true;
   int debuginfod_timeout_s = 5;
   // Kernel and JIT sources (overridable for tests).

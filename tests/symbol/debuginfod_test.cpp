@@ -134,6 +134,7 @@ TEST(Debuginfod, ResolvesFromARealServerAndDegradesWhenItIsGone) {
     ObjectHandle h = s.object(id, "/nonexistent/only_here");
     ObjectHandle h2 = s.object(*BuildId::from_hex("00112233445566778899aabbccddeeff00112233"), "/nonexistent/other");
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("debuginfod stopped: 2 objects failed in %.3f s\n", secs);
     EXPECT_LT(secs, 3.0);
     EXPECT_EQ(s.lookup(h, off).reason, Reason::kNotFound);
     EXPECT_EQ(s.lookup(h2, off).reason, Reason::kNotFound);
@@ -143,6 +144,40 @@ TEST(Debuginfod, ResolvesFromARealServerAndDegradesWhenItIsGone) {
     EXPECT_NE(all.find("debuginfod (" + url + ") failed"), std::string::npos) << all;
     EXPECT_EQ(test::count_lines_with(all, "debuginfod"), 1u) << all;
   }
+}
+
+TEST(Debuginfod, AStalledServerCostsOneTimeoutThenIsSkipped) {
+  TempDir t;
+  // Listens but never answers: connections succeed, no byte ever comes back.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(listen(fd, 16), 0);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  std::string url = fmt::format("http://127.0.0.1:{}", ntohs(a.sin_port));
+  ScopedEnv cache_env("DEBUGINFOD_CACHE_PATH", t / "client-cache");
+  ScopedEnv urls("DEBUGINFOD_URLS", url);
+  SymbolizerOptions o;
+  o.use_cache = false;
+  o.debug_roots = {t / "no-debug-root"};
+  o.debuginfod_timeout_s = 1;
+  Symbolizer s(o);
+  auto start = std::chrono::steady_clock::now();
+  for (const char* id : {"00112233445566778899aabbccddeeff00112233", "11112233445566778899aabbccddeeff00112233",
+                         "22112233445566778899aabbccddeeff00112233"})
+    EXPECT_EQ(s.lookup(s.object(*BuildId::from_hex(id), "/nonexistent/x"), 0).reason, Reason::kNotFound);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("debuginfod stalled: 3 objects failed in %.3f s (timeout 1 s)\n", secs);
+  EXPECT_LT(secs, 4.0);
+  std::string all;
+  for (const auto& n : s.notes()) all += n + "\n";
+  EXPECT_EQ(test::count_lines_with(all, "debuginfod"), 1u) << all;
+  EXPECT_EQ(test::count_lines_with(all, "not asked again in this run"), 1u) << all;
+  EXPECT_EQ(test::count_lines_with(all, ": not found"), 3u) << all;
+  close(fd);
 }
 
 }  // namespace
