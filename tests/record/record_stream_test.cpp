@@ -229,4 +229,34 @@ TEST_F(RecordStream, KillNineMidRunLeavesEveryCompleteRecordReadable) {
   // The (orphaned) workload ends by itself within 1.5 s.
 }
 
+TEST_F(RecordStream, KillNineAtAnyMomentLeavesAValidPrefix) {
+  // Early kills land in the preamble (attrs, features, synthesis), later
+  // ones between drain passes: the file is always a valid prefix.
+  for (int delay_ms : {5, 15, 40, 120, 300}) {
+    std::string data = dir_ / ("k" + std::to_string(delay_ms) + ".data");
+    pid_t rec = spawn({sonde_bin(), "record", "-a", "-g", "-o", data, "--", "sleep", "2"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(rec, SIGKILL);
+    wait_for(rec);
+    if (!file_exists(data) || std::stoull(run({"stat", "-c", "%s", data}).out) == 0) continue;  // killed before writing
+    auto f = read_recording(data);
+    EXPECT_TRUE(f.opened) << delay_ms << ": " << f.open_error;
+    EXPECT_EQ(f.reader_error, "") << delay_ms;
+    EXPECT_EQ(f.bad_samples, 0u) << delay_ms << ": " << f.first_bad;
+    auto ps = run({"perf", "script", "-i", data, "-G", "-F", "comm,tid,event"});
+    EXPECT_EQ(ps.exit_code, 0) << delay_ms << ": " << ps.err;
+    EXPECT_EQ(lines(ps.out).size(), f.samples.size()) << delay_ms;
+  }
+  // The orphaned `sleep 2` workloads end by themselves.
+}
+
+TEST_F(RecordStream, WorkloadStdoutCannotCorruptAStreamOnStdout) {
+  auto p = sh("'" + sonde_bin() + "' record -q -o - -- sh -c 'echo workload-says-hello; " + fixture_ +
+              " 0.1' | perf script -i - -F comm");
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_FALSE(has_perf_complaint(p.err)) << p.err;
+  EXPECT_GT(count_lines_with(p.out, "hot_loop"), 50u);
+  EXPECT_NE(p.err.find("workload-says-hello"), std::string::npos);  // sent to stderr instead
+}
+
 }  // namespace
