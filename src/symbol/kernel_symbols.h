@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "elf/elf_file.h"
 #include "elf/symbol_table.h"
 
 namespace sonde {
@@ -28,5 +30,9 @@ const ModuleRange* find_module(const std::vector<ModuleRange>& modules, uint64_t
 
 // Parses "START SIZE NAME" lines (hex, 0x optional) into `table` (finalized).
 bool load_perf_map(const std::string& path, std::string& text, SymbolTable& table, std::string* reason);
+
+// This process's [vdso] image (the same for every process on this kernel),
+// copied out of memory and opened. nullptr and *reason when unavailable.
+std::unique_ptr<ElfFile> running_vdso(std::string* reason);
 
 }  // namespace sonde

@@ -365,16 +365,25 @@ ObjectHandle Symbolizer::object(const BuildId& id, std::string_view path_view, p
   o->info.path = path;
   o->info.build_id = id;
   if (path == "[vdso]" || (!path.empty() && path.front() == '[')) {
-    // Pseudo files: only a cached copy (perf keeps [vdso]/ID/vdso) can help.
+    // Pseudo files: a cached copy (perf keeps [vdso]/ID/vdso), or for the
+    // vdso this kernel's own.
     o->info.kind = ObjectKind::kElf;
     std::optional<std::string> p;
     if (impl_->cache && !id.empty()) p = impl_->cache->lookup(id, path == "[vdso]" ? "vdso" : "elf");
     std::string why;
     auto f = p ? ElfFile::open(*p, &why) : nullptr;
-    if (f && f->build_id() == id) {
+    std::string source = "cache";
+    if (!(f && f->build_id() == id) && path == "[vdso]") {
+      // The running kernel's vdso is this process's own: usable when the
+      // recording was made on this kernel (or has no build-id to compare).
+      f = running_vdso(&why);
+      source = "running vdso";
+      if (f && !id.empty() && !(f->build_id() == id)) f.reset();
+    }
+    if (f && (id.empty() || f->build_id() == id)) {
       o->table.add_elf(*f, false);
       o->table.finalize();
-      o->info.source = "cache";
+      o->info.source = source;
       o->info.symbol_file = f->path();
       o->info.symbol_count = o->table.size();
       o->addr_file = f.get();

@@ -1,7 +1,7 @@
 // The Symbolizer against perf 6.1 on a real recording: every user-space and
 // kernel frame that `perf script` names must get the same name and offset
-// from sonde (the fixture, libc with its /usr/lib/debug file, ld.so, the
-// kernel from kallsyms).
+// from sonde (the fixtures, libc with its /usr/lib/debug file, libstdc++,
+// ld.so, the vdso and the kernel from kallsyms).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -39,21 +39,27 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
   TempDir t;
   std::string bin = t / "fx";
   ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin));
-  std::string cxx = t / "cxx";
+  std::string cxx = t / "cxx", vdso = t / "vdso";
   ASSERT_TRUE(test::compile_fixture("sym_cxx_std.cpp", cxx, "-lstdc++"));
+  ASSERT_TRUE(test::compile_fixture("sym_vdso.c", vdso));
   auto rec = test::sh("perf record -q -g -o '" + t.path() + "/perf.data' -- sh -c \"'" + bin +
-                      "' 30000000 >/dev/null; '" + cxx + "'; ls -lR /usr/lib >/dev/null\" 2>&1");
+                      "' 30000000 >/dev/null; '" + cxx + "'; '" + vdso + "' 3000000; ls -lR /usr/lib >/dev/null\" 2>&1");
   if (rec.exit_code != 0) GTEST_SKIP() << "perf record failed: " << rec.out;
   auto script = test::sh("perf script -i '" + t.path() + "/perf.data' -F ip,sym,symoff,dso 2>/dev/null");
   ASSERT_EQ(script.exit_code, 0);
 
+  // The vdso's build-id as perf recorded it.
+  BuildId vdso_id;
+  for (const auto& line : test::lines(test::sh("perf buildid-list -i '" + t.path() + "/perf.data' 2>/dev/null").out))
+    if (line.size() > 7 && line.substr(line.size() - 7) == " [vdso]")
+      vdso_id = BuildId::from_hex(line.substr(0, line.find(' '))).value_or(BuildId{});
   SymbolizerOptions o;
   o.use_cache = false;
   o.use_debuginfod = false;
   Symbolizer s(o);
   std::map<std::string, LoadTable> tables;
   const std::regex frame(R"(^\s+([0-9a-f]+) (.+)\+0x([0-9a-f]+) \((.+)\)$)");
-  size_t user = 0, kernel = 0, mismatches = 0, cxx_frames = 0;
+  size_t user = 0, kernel = 0, mismatches = 0, cxx_frames = 0, vdso_frames = 0;
   std::string first_mismatches;
   for (const auto& line : test::lines(script.out)) {
     std::smatch m;
@@ -64,6 +70,10 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
     if (dso.rfind("[kernel.kallsyms]", 0) == 0) {
       r = s.lookup(s.kernel(BuildId{}), addr);
       ++kernel;
+    } else if (dso == "[vdso]") {
+      // The vdso image is mapped from offset 0 and linked at 0: address == offset.
+      r = s.lookup(s.object(vdso_id, "[vdso]"), addr);
+      ++vdso_frames;
     } else if (!dso.empty() && dso[0] == '/') {
       auto it = tables.find(dso);
       if (it == tables.end()) it = tables.emplace(dso, load_table(dso)).first;
@@ -87,6 +97,8 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
   EXPECT_GT(user, 100u);
   EXPECT_GT(kernel, 10u);
   EXPECT_GT(cxx_frames, 50u);
+  EXPECT_GT(vdso_frames, 10u);
+  EXPECT_FALSE(vdso_id.empty());
   EXPECT_EQ(mismatches, 0u) << "of " << user << " user and " << kernel << " kernel frames:\n" << first_mismatches;
 }
 
