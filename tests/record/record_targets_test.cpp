@@ -92,7 +92,7 @@ TEST(RecordInherit, ChildrenAreFollowedUnlessNoInherit) {
     auto ps = run({"perf", "script", "-i", data, "-F", "comm"});
     return count_lines_with(ps.out, "hot_loop");
   };
-  EXPECT_GT(count_child(dir / "in.data"), 500u);
+  EXPECT_GT(count_child(dir / "in.data"), 200u);  // ~1200 on an idle machine
   EXPECT_EQ(count_child(dir / "no.data"), 0u);
 }
 
