@@ -173,9 +173,11 @@ void run_convert(const ConvertArgs& a) {
   if (a.to.empty()) throw_usage("convert: --to FORMAT is required ({})", exporter::format_names());
   auto fmt = exporter::parse_format(a.to);
   if (!fmt) throw_usage("convert: unknown format '{}' (expected one of: {})", a.to, exporter::format_names());
-  if (*fmt == exporter::Format::kPerf)
-    throw_usage("convert: --to perf is not available yet in this build (the file-mode perf.data writer is not merged)");
   if (a.output.empty()) throw_usage("convert: -o OUT is required (- for standard output)");
+  if (*fmt == exporter::Format::kPerf && a.output == "-")
+    throw_usage("convert: --to perf needs an output file (file mode is not a stream)");
+  if (*fmt == exporter::Format::kPerf && (a.inline_frames || a.no_demangle || a.max_stack))
+    throw_usage("convert: --inline, --no-demangle and --max-stack do not apply to --to perf (it copies the records)");
   if ((a.comm_frame || a.pid_frame) && *fmt != exporter::Format::kFolded)
     throw_usage("convert: --comm-frame and --pid-frame apply to --to folded only");
   if (a.output != "-" && a.input != "-" && a.output == a.input) throw_usage("convert: -o must differ from -i");
@@ -189,6 +191,16 @@ void run_convert(const ConvertArgs& a) {
   po.inline_frames = a.inline_frames;
   po.srclines = a.inline_frames;
   if (a.output != "-") check_output_dir(a.output);
+
+  // perf file mode copies records: no Profile, no symbolization.
+  if (*fmt == exporter::Format::kPerf) {
+    auto reader = perf::open_recording(a.input);
+    exporter::write_perf_file(*reader, po.filter, a.output);
+    if (reader->truncated_bytes())
+      std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
+                   (unsigned long long)reader->truncated_bytes());
+    return;
+  }
 
   // 2. Read and symbolize.
   SymbolizerOptions so;

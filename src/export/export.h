@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "format/stream_reader.h"
 #include "report/profile.h"
+#include "report/profile_builder.h"  // ProfileFilter
 
 namespace sonde::exporter {
 
@@ -44,6 +46,12 @@ struct HtmlOptions {
 };
 // html: one self-contained page with a flame graph and a top-functions table.
 void write_html(const report::Profile& p, const HtmlOptions& opts, std::ostream& out);
+
+// perf: a file-mode perf.data (format/file_mode_writer) of the input's
+// records, with the samples the filter rejects left out. Written to a
+// temporary file renamed onto out_path at the end. Returns the samples kept;
+// throws sonde::Error (runtime) when none is, leaving no file.
+uint64_t write_perf_file(perf::RecordReader& in, const report::ProfileFilter& filter, const std::string& out_path);
 
 // The event a single-event format (folded, html) shows: the first event of
 // the profile. Returns UINT32_MAX when the profile has no events.
