@@ -142,7 +142,9 @@ class ExportTest : public ::testing::Test {
 size_t temp_files_in(const std::string& dir) {
   size_t n = 0;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().find(".sonde-") != std::string::npos) ++n;
+    if (auto name = e.path().filename().string();
+        name.find(".sonde-") != std::string::npos || name.ends_with(".tmp"))  // ours / the file-mode writer's
+      ++n;
   return n;
 }
 
@@ -424,6 +426,22 @@ TEST_F(ConvertErrors, TruncatedRecordingsNeverLeaveAPartialFile) {
     EXPECT_EQ(f.exit_code, 1);
     EXPECT_EQ(line_count(f.err), 1u) << f.err;
     EXPECT_FALSE(fs::exists(dir / "file.json"));
+  }
+  // A section pointing past the end: the header's data.offset (byte 40).
+  fr = sh("HOME=" + dir.path() + " perf record -B -g -o " + file_mode + " -- " + demo_bin() + " 0.2 2>&1");
+  ASSERT_EQ(fr.exit_code, 0) << fr.out;
+  {
+    std::fstream patch(file_mode, std::ios::in | std::ios::out | std::ios::binary);
+    uint64_t far = uint64_t(1) << 40;
+    patch.seekp(40);
+    patch.write(reinterpret_cast<const char*>(&far), sizeof far);
+  }
+  for (const char* format : {"pprof", "html", "perf"}) {
+    RunResult c = convert_to(file_mode, format, dir / "corrupt.out");
+    EXPECT_EQ(c.exit_code, 1) << format << ": " << c.err;
+    EXPECT_EQ(line_count(c.err), 1u) << c.err;
+    EXPECT_NE(c.err.find("past the end"), std::string::npos) << c.err;
+    EXPECT_FALSE(fs::exists(dir / "corrupt.out")) << format;
   }
   EXPECT_EQ(temp_files_in(dir.path()), 0u);
 }
