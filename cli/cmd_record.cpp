@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <memory>
 
+#include "cache/buildid_cache.h"
 #include "commands.h"
 #include "probe/sdt_extension.h"
+#include "record/buildid_cache_keeper.h"
 #include "record/cpu_list.h"
 #include "record/recorder.h"
 #include "util/error.h"
@@ -21,6 +23,8 @@ namespace {
 struct RecordArgs {
   std::vector<std::string> events;
   std::string freq, period, pages, call_graph, pids, tids, cpus, buildid_mode = "auto";
+  std::string buildid_dir;
+  bool no_buildid_cache = false;
   bool callchain = false, no_inherit = false, system_wide = false, quiet = false;
   std::string output = "sonde.data";
   std::vector<std::string> command;
@@ -86,6 +90,8 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   o.cmdline = argv;
   o.version = "sonde " SONDE_VERSION;
   o.quiet = a.quiet;
+  if (!a.no_buildid_cache)
+    o.extensions.push_back(std::make_unique<record::BuildIdCacheKeeper>(BuildIdCache::default_root(a.buildid_dir)));
   // SDT: `-e %provider:event[@path]` specs are served by the probe module.
   o.extension_factory = [](const std::vector<std::string>& specs) {
     std::vector<std::unique_ptr<record::RecordExtension>> out;
@@ -127,6 +133,9 @@ void register_record(CLI::App& app, int& exit_code) {
                   "recorder fills the gaps), recorder (the recorder reads every mapped object)")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
+  cmd->add_flag("-N,--no-buildid-cache", a->no_buildid_cache,
+                "Do not keep the mapped binaries in the build-id cache (see docs/record.md)");
+  cmd->add_option("--buildid-dir", a->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
   cmd->add_option("command", a->command, "Workload to run: -- CMD [ARGS...]");
   cmd->footer(
       "Exit status: the workload's (128+N if it died of signal N), 0 for -p/-t/-a; 2 for malformed input "

@@ -38,6 +38,10 @@ class RecordExtension {
   // one sample_id layout. Throws sonde::Error to abort the recording.
   virtual void prepare(const RecordTarget& target, const perf_event_attr& base) = 0;
 
+  // false for an extension that only listens (opens no events): the
+  // recorder then keeps its samples free of the RAW field extensions need.
+  virtual bool adds_events() const { return true; }
+
   // HEADER_ATTR records (attr, ids, name) to write for this extension. The
   // ids must not collide with kernel event ids (use values >= 1<<62).
   virtual std::vector<perf::EventDesc> attrs() = 0;

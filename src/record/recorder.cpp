@@ -258,7 +258,8 @@ void Recorder::open_events() {
                  PERF_SAMPLE_PERIOD;
   if (opts_.callchain) sample_type_ |= PERF_SAMPLE_CALLCHAIN;
   bool any_tp = std::any_of(parsed_.events.begin(), parsed_.events.end(), [](auto& e) { return e.tracepoint; });
-  if (any_tp || !opts_.extensions.empty()) sample_type_ |= PERF_SAMPLE_RAW;
+  bool any_ext = std::any_of(opts_.extensions.begin(), opts_.extensions.end(), [](auto& e) { return e->adds_events(); });
+  if (any_tp || any_ext) sample_type_ |= PERF_SAMPLE_RAW;
 
   for (size_t i = 0; i < parsed_.events.size(); ++i) {
     OpenEvent ev;

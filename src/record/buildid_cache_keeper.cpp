@@ -1,0 +1,113 @@
+#include "record/buildid_cache_keeper.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cache/buildid_cache.h"
+#include "util/error.h"
+#include "util/fs.h"
+
+namespace sonde::record {
+
+namespace {
+
+bool is_file_path(const std::string& p) { return !p.empty() && p[0] == '/' && !p.starts_with("/memfd:"); }
+
+// The device the cache lives on: its root, or the nearest existing parent.
+dev_t device_of_nearest(std::string path) {
+  struct stat st {};
+  while (!path.empty()) {
+    if (::stat(path.c_str(), &st) == 0) return st.st_dev;
+    auto slash = path.rfind('/');
+    path = slash == 0 ? "/" : path.substr(0, slash);
+    if (slash == std::string::npos) break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+BuildIdCacheKeeper::BuildIdCacheKeeper(std::string cache_root) : root_(std::move(cache_root)) {}
+
+BuildIdCacheKeeper::~BuildIdCacheKeeper() { stop(); }
+
+void BuildIdCacheKeeper::prepare(const RecordTarget& target, const perf_event_attr&) {
+  hard_links_only_ = target.system_wide;
+  cache_dev_ = device_of_nearest(root_);
+  // Mappings that existed before the recording (-p) never reach
+  // on_exec_mapping: the worker reads them from /proc first.
+  if (target.workload_pid < 0) initial_pids_ = target.pids;
+  worker_ = std::thread([this] { run(); });
+}
+
+void BuildIdCacheKeeper::on_exec_mapping(pid_t pid, const std::string& path, const BuildId& id) {
+  if (id.empty() || !is_file_path(path)) return;
+  std::lock_guard lock(mu_);
+  if (stopping_ || !seen_.insert(id).second) return;
+  queue_.push_back({pid, path, id});
+  cv_.notify_one();
+}
+
+void BuildIdCacheKeeper::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  if (worker_.joinable()) worker_.join();
+}
+
+void BuildIdCacheKeeper::run() {
+  for (pid_t p : initial_pids_) scan_proc_maps(p);
+  for (;;) {
+    Item item;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything queued is done
+      item = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    keep(item);
+  }
+}
+
+void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream in(line);
+    std::string range, perms, off, dev, inode, path;
+    in >> range >> perms >> off >> dev >> inode;
+    std::getline(in >> std::ws, path);
+    if (perms.size() < 3 || perms[2] != 'x' || !is_file_path(path)) continue;
+    auto id = read_build_id("/proc/" + std::to_string(pid) + "/root" + path);
+    if (!id) continue;
+    std::lock_guard lock(mu_);
+    if (seen_.insert(*id).second) queue_.push_back({pid, path, *id});
+  }
+}
+
+void BuildIdCacheKeeper::keep(const Item& item) {
+  // The object as the process sees it (containers have their own root).
+  std::string source = "/proc/" + std::to_string(item.pid) + "/root" + item.path;
+  struct stat st {};
+  if (::stat(source.c_str(), &st) != 0) {
+    source = item.path;
+    if (::stat(source.c_str(), &st) != 0) return void(++skipped_);
+  }
+  bool can_link = cache_dev_ != 0 && st.st_dev == cache_dev_;
+  if (!can_link && (hard_links_only_ || static_cast<uint64_t>(st.st_size) > kMaxCopyBytes)) return void(++skipped_);
+  try {
+    BuildIdCache cache(root_);
+    if (cache.lookup(item.id)) return;  // already kept (by us, perf or another recorder)
+    cache.add(source, item.id);  // verifies the build-id; names the entry by the real path
+    ++added_;
+  } catch (const Error&) {
+    ++skipped_;  // a replaced binary (build-id differs) or an unwritable cache: not fatal
+  }
+}
+
+}  // namespace sonde::record

@@ -1,0 +1,49 @@
+// Reports after the recorded binary is gone or rebuilt: symbols come from the
+// build-id cache that `sonde record` filled, never from a binary whose
+// build-id differs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/test_support.h"
+
+using namespace sonde::test;
+
+namespace {
+
+std::string record_env(const TempDir& dir) { return "SONDE_BUILDID_DIR=" + (dir / "cache") + " "; }
+
+}  // namespace
+
+TEST(ReportFromCache, DeletedBinaryStillResolvesThroughTheCacheTheRecorderFilled) {
+  TempDir dir;
+  std::string bin = dir / "hot_loop";
+  ASSERT_TRUE(compile_fixture("hot_loop.c", bin));
+  auto rec = sh(record_env(dir) + sonde_bin() + " record -q -g -o " + (dir / "r.data") + " -- " + bin + " 0.3");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  // perf shares the cache: it lists what the recorder kept.
+  auto perf_list = sh("perf --buildid-dir " + (dir / "cache") + " buildid-cache -l 2>/dev/null");
+  auto readelf = sh("readelf -n " + bin + " | sed -n 's/.*Build ID: //p'").out;
+  readelf = readelf.substr(0, readelf.find('\n'));
+  EXPECT_NE(perf_list.out.find(readelf), std::string::npos) << perf_list.out;
+  std::filesystem::remove(bin);
+  auto rep = sh(record_env(dir) + sonde_bin() + " report --no-children -i " + (dir / "r.data"));
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("[.] hot_function"), std::string::npos) << rep.out;
+}
+
+TEST(ReportFromCache, RebuiltBinaryWithAnotherBuildIdIsNotUsedAndTheReportSaysWhy) {
+  TempDir dir;
+  std::string bin = dir / "hot_loop";
+  ASSERT_TRUE(compile_fixture("hot_loop.c", bin));
+  auto rec = sh(record_env(dir) + sonde_bin() + " record -q -N -g -o " + (dir / "r.data") + " -- " + bin + " 0.3");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "cache")) << "-N must keep nothing";
+  // Same path, different code: a different build-id and different addresses.
+  ASSERT_TRUE(compile_fixture("hot_loop.c", bin, "-O0 -DREBUILT=1 -Wl,--build-id=sha1"));
+  auto rep = sh(record_env(dir) + sonde_bin() + " report --no-children -i " + (dir / "r.data"));
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_EQ(rep.out.find("hot_function"), std::string::npos) << "a wrong binary was used:\n" << rep.out;
+  EXPECT_NE(rep.out.find("build-id mismatch"), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find(bin), std::string::npos) << "the note names the object:\n" << rep.out;
+}
