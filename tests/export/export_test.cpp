@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -259,6 +260,33 @@ TEST_F(ExportTest, FiltersApplyToEveryFormat) {
   RunResult early = convert({"--to", "speedscope", "--time", "0,0.000001", "-o", *dir_ / "early.json"});
   EXPECT_EQ(early.exit_code, 1) << early.err;
   EXPECT_FALSE(fs::exists(*dir_ / "early.json"));
+  // --time takes seconds as perf script prints them: cut between two samples.
+  RunResult times = sh("HOME=" + dir_->path() + " perf script -F time --hide-call-graph -i " + recording_ + " 2>/dev/null");
+  ASSERT_EQ(times.exit_code, 0);
+  std::vector<uint64_t> us;
+  for (auto line : lines(times.out)) {
+    line.erase(0, line.find_first_not_of(' '));
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    size_t dot = line.find('.');
+    if (dot == std::string::npos || line.back() != ':') continue;
+    us.push_back(std::stoull(line.substr(0, dot)) * 1000000 + std::stoull(line.substr(dot + 1, 6)));
+  }
+  std::sort(us.begin(), us.end());
+  ASSERT_EQ(us.size(), expected_.samples);
+  size_t k = us.size() / 3;
+  while (k + 1 < us.size() && us[k + 1] - us[k] < 2) ++k;  // a gap of at least 2 us, so the cut is exact
+  uint64_t cut = (us[k] + us[k + 1]) / 2;
+  std::string end = fmt::format("{}.{:06}", cut / 1000000, cut % 1000000);
+  RunResult part = convert({"--to", "folded", "--time", "," + end, "-o", "-"});
+  ASSERT_EQ(part.exit_code, 0) << part.err;
+  uint64_t kept = 0;
+  for (const auto& line : lines(part.out)) kept += std::stoull(line.substr(line.rfind(' ') + 1));
+  EXPECT_EQ(kept, k + 1) << "--time ," << end;
+  RunResult rest = convert({"--to", "folded", "--time", end + ",", "-o", "-"});
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  kept = 0;
+  for (const auto& line : lines(rest.out)) kept += std::stoull(line.substr(line.rfind(' ') + 1));
+  EXPECT_EQ(kept, us.size() - k - 1) << "--time " << end << ",";
   RunResult ev = convert({"--to", "pprof", "--event", "no-such-event", "-o", *dir_ / "ev.pb.gz"});
   EXPECT_EQ(ev.exit_code, 1);
   EXPECT_FALSE(fs::exists(*dir_ / "ev.pb.gz"));
