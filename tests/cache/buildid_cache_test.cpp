@@ -3,6 +3,7 @@
 #include "cache/buildid_cache.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -45,6 +46,35 @@ TEST(BuildIdCache, LayoutIsPerfs) {
   EXPECT_FALSE(fs::exists(t / "root" + bin));
   EXPECT_TRUE(c.list().empty());
   EXPECT_FALSE(c.remove(e.build_id));
+}
+
+TEST(BuildIdCache, CopiesAcrossFileSystems) {
+  // /dev/shm is a tmpfs: link(2) into the cache fails with EXDEV, FICLONE
+  // too, so the object must be copied.
+  TempDir t;
+  struct stat a {}, b {};
+  if (stat("/dev/shm", &a) != 0 || stat(t.path().c_str(), &b) != 0 || a.st_dev == b.st_dev)
+    GTEST_SKIP() << "no second file system";
+  std::string shm = fmt::format("/dev/shm/sonde-cache-test.{}", getpid());
+  fs::create_directories(shm);
+  struct Cleanup {
+    std::string p;
+    ~Cleanup() { fs::remove_all(p); }
+  } cleanup{shm};
+  std::string bin = shm + "/fx";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin));
+  BuildIdCache c(t / "root");
+  auto e = c.add(bin);
+  std::string elf = e.dir + "/elf";
+  struct stat src {}, dst {};
+  ASSERT_EQ(stat(bin.c_str(), &src), 0);
+  ASSERT_EQ(stat(elf.c_str(), &dst), 0);
+  EXPECT_NE(src.st_ino, dst.st_ino);
+  EXPECT_EQ(src.st_size, dst.st_size);
+  EXPECT_EQ(dst.st_mode & 0111, src.st_mode & 0111);
+  EXPECT_EQ(test::sh("cmp '" + bin + "' '" + elf + "'").exit_code, 0);
+  EXPECT_TRUE(c.lookup(e.build_id));
+  EXPECT_EQ(test::sh("find '" + t.path() + "' -name '*.tmp.*' | wc -l").out, "0\n");
 }
 
 TEST(BuildIdCache, PerfReadsWhatSondeAddsAndTheReverse) {
