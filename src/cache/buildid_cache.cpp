@@ -155,9 +155,14 @@ BuildIdCache::Entry BuildIdCache::add_kallsyms(const BuildId& kernel_id, const s
   if (kernel_id.empty()) throw_runtime("cannot cache kallsyms: no kernel build-id");
   auto text = read_small_file(kallsyms_path);
   if (!text) throw_runtime("cannot read {}: {}", kallsyms_path, errno_text(errno));
+  return add_kallsyms_text(kernel_id, *text);
+}
+
+BuildIdCache::Entry BuildIdCache::add_kallsyms_text(const BuildId& kernel_id, const std::string& text) {
+  if (kernel_id.empty()) throw_runtime("cannot cache kallsyms: no kernel build-id");
   Entry e{kernel_id, "[kernel.kallsyms]", root_ + "/[kernel.kallsyms]/" + kernel_id.hex()};
   make_dirs_inside(root_, e.dir);
-  write_file_atomic(e.dir + "/kallsyms", *text);
+  write_file_atomic(e.dir + "/kallsyms", text);
   std::string hex = kernel_id.hex();
   make_dirs_inside(root_, root_ + "/.build-id/" + hex.substr(0, 2));
   symlink_atomic("../../[kernel.kallsyms]/" + hex, root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));

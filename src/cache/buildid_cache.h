@@ -46,6 +46,8 @@ class BuildIdCache {
   Entry add(const std::string& path, const BuildId& expected);
   // Stores a kernel symbol file under [kernel.kallsyms]/BUILDID/kallsyms.
   Entry add_kallsyms(const BuildId& kernel_id, const std::string& kallsyms_path = "/proc/kallsyms");
+  // The same from text already read (the symbolizer keeps what it parsed).
+  Entry add_kallsyms_text(const BuildId& kernel_id, const std::string& text);
 
   // Removes the .build-id link and the BUILDID folder. false if absent.
   bool remove(const BuildId& id);

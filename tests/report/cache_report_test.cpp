@@ -47,3 +47,19 @@ TEST(ReportFromCache, RebuiltBinaryWithAnotherBuildIdIsNotUsedAndTheReportSaysWh
   EXPECT_NE(rep.out.find("build-id mismatch"), std::string::npos) << rep.out;
   EXPECT_NE(rep.out.find(bin), std::string::npos) << "the note names the object:\n" << rep.out;
 }
+
+TEST(ReportFromCache, KernelSymbolsAreKeptForTheNextRunAndGiveTheSameNames) {
+  TempDir dir;
+  auto rec = sh(record_env(dir) + sonde_bin() + " record -q -N -g -o " + (dir / "r.data") + " -- " + demo_bin() + " 0.3");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto first = sh(record_env(dir) + sonde_bin() + " report --no-children --sort sym -i " + (dir / "r.data"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  // The recorded (running) kernel's build-id, from the kernel map's MMAP2.
+  auto kid = sh(sonde_bin() + " buildid-list -i " + (dir / "r.data") + " | sed -n 's/ \\[kernel.kallsyms\\].*//p' | head -1").out;
+  kid = kid.substr(0, kid.find('\n'));
+  ASSERT_EQ(kid.size(), 40u);
+  EXPECT_TRUE(std::filesystem::exists(dir / ("cache/[kernel.kallsyms]/" + kid + "/kallsyms")));
+  auto second = sh(record_env(dir) + sonde_bin() + " report --no-children --sort sym -i " + (dir / "r.data"));
+  EXPECT_EQ(second.out, first.out);
+  EXPECT_NE(first.out.find("[k] "), std::string::npos) << first.out;
+}
