@@ -12,6 +12,10 @@
 
 namespace sonde::perf {
 
+namespace {
+constexpr size_t kReadChunk = 1 << 20;
+}
+
 ByteSource::ByteSource(const std::string& path) {
   if (path == "-") {
     fd_.reset(::dup(STDIN_FILENO));
@@ -20,28 +24,45 @@ ByteSource::ByteSource(const std::string& path) {
   }
   if (!fd_) throw_runtime("cannot open {}: {}", path == "-" ? "standard input" : path, errno_text(errno));
   struct stat st {};
-  if (::fstat(fd_.get(), &st) == 0 && S_ISDIR(st.st_mode)) throw_runtime("cannot read {}: it is a directory", path);
-  if (::fstat(fd_.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd_.get(), 0);
-    if (m != MAP_FAILED) {
-      ::madvise(m, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
-      map_ = static_cast<const uint8_t*>(m);
-      map_size_ = static_cast<size_t>(st.st_size);
-      end_ = map_size_;
-      eof_ = true;
-      return;
+  if (::fstat(fd_.get(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw_runtime("cannot read {}: it is a directory", path);
+    if (S_ISREG(st.st_mode)) {
+      regular_ = true;
+      file_size_ = static_cast<uint64_t>(st.st_size);
+      ::posix_fadvise(fd_.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
     }
   }
-  buf_.resize(1 << 20);
+  buf_.resize(kReadChunk);
 }
 
 ByteSource::~ByteSource() {
   if (map_) ::munmap(const_cast<uint8_t*>(map_), map_size_);
 }
 
+std::span<const uint8_t> ByteSource::whole() {
+  if (!map_ && regular_ && file_size_ > 0) {
+    void* m = ::mmap(nullptr, file_size_, PROT_READ, MAP_PRIVATE, fd_.get(), 0);
+    if (m == MAP_FAILED) throw_runtime("cannot map the recording: {}", errno_text(errno));
+    ::madvise(m, file_size_, MADV_SEQUENTIAL);
+    map_ = static_cast<const uint8_t*>(m);
+    map_size_ = file_size_;
+  }
+  return {map_, map_ ? map_size_ : 0};
+}
+
+void ByteSource::release_before(uint64_t offset) {
+  if (!map_) return;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  uint64_t end = offset / page * page;
+  // Release in large steps: one madvise per 16 MiB read.
+  if (end < released_ + (16u << 20)) return;
+  ::madvise(const_cast<uint8_t*>(map_) + released_, end - released_, MADV_DONTNEED);
+  released_ = end;
+}
+
 bool ByteSource::ensure(size_t n) {
   if (available() >= n) return true;
-  if (map_ || eof_) return false;
+  if (eof_) return false;
   return fill(n);
 }
 

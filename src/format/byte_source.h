@@ -1,6 +1,9 @@
-// Where a recording's bytes come from: a memory-mapped regular file (zero
-// copy) or a pipe read through a growing buffer. Both hand out spans that
-// stay valid until the next call that asks for more bytes.
+// Where a recording's bytes come from. Sequential reading (pipe mode, from a
+// pipe or a regular file) goes through one growing buffer filled by read(2),
+// so memory stays at the size of the largest record however big the input
+// is. Random access (file mode) maps a regular file on demand; the reader
+// releases pages behind it with release_before(). Spans handed out stay
+// valid until the next call that asks for more bytes.
 #pragma once
 
 #include <cstdint>
@@ -24,21 +27,27 @@ class ByteSource {
   // the input ends first (available() then tells how many there are).
   bool ensure(size_t n);
   size_t available() const { return end_ - pos_; }
-  const uint8_t* data() const { return base() + pos_; }
+  const uint8_t* data() const { return buf_.data() + pos_; }
   void consume(size_t n) { pos_ += n; offset_ += n; }
   uint64_t offset() const { return offset_; }
-  bool is_mapped() const { return map_ != nullptr; }
-  uint64_t size() const { return map_ ? map_size_ : 0; }
-  // Whole-file view for random access (file mode); empty for pipes.
-  std::span<const uint8_t> whole() const { return {map_, map_ ? map_size_ : 0}; }
+  // The input's size for regular files, else 0.
+  uint64_t size() const { return file_size_; }
+  // Whole-file view for random access (file mode): maps a regular file on
+  // first use; empty for pipes.
+  std::span<const uint8_t> whole();
+  // Drops mapped pages before `offset` from memory (they are re-read from
+  // the file if touched again).
+  void release_before(uint64_t offset);
 
  private:
-  const uint8_t* base() const { return map_ ? map_ : buf_.data(); }
   bool fill(size_t n);
 
   UniqueFd fd_;
+  bool regular_ = false;
+  uint64_t file_size_ = 0;
   const uint8_t* map_ = nullptr;
   size_t map_size_ = 0;
+  uint64_t released_ = 0;
   std::vector<uint8_t> buf_;
   size_t pos_ = 0, end_ = 0;
   uint64_t offset_ = 0;

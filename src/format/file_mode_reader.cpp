@@ -65,6 +65,7 @@ class FileModeReader : public RecordReader {
     out.bytes = {p, h.size};
     out.trailing = {p + h.size, static_cast<size_t>(extra)};
     data_pos_ += h.size + extra;
+    src_->release_before(data_pos_ - h.size - extra);  // keep the returned record mapped
     position_ = data_pos_;
     if (!is_known_record_type(h.type)) ++unknown_records_;
     return true;
@@ -261,7 +262,7 @@ class FileModeReader : public RecordReader {
 }  // namespace
 
 std::unique_ptr<RecordReader> open_file_mode(std::unique_ptr<ByteSource> src, const std::string& name) {
-  if (!src->is_mapped())
+  if (src->whole().empty())
     throw_runtime("{} is a file-mode perf.data, which needs random access: pass the file itself, not a pipe", name);
   return std::make_unique<FileModeReader>(std::move(src), name);
 }
