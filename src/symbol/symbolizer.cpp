@@ -1,6 +1,5 @@
 #include "symbol/symbolizer.h"
 
-#include <elfutils/debuginfod.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "cache/buildid_cache.h"
 #include "elf/elf_file.h"
 #include "elf/symbol_table.h"
+#include "symbol/debuginfod_library.h"
 #include "symbol/demangle.h"
 #include "symbol/kernel_symbols.h"
 #include "util/error.h"
@@ -67,12 +67,13 @@ struct Symbolizer::Impl {
   std::unordered_map<const char*, std::string_view> demangled_inline;
 
   debuginfod_client* dbg = nullptr;
+  const DebuginfodLibrary* dbg_lib = nullptr;
   bool dbg_init = false;
   bool dbg_dead = false;
   std::unordered_set<BuildId, BuildIdHash> dbg_missing;
 
   ~Impl() {
-    if (dbg) debuginfod_end(dbg);
+    if (dbg) dbg_lib->end(dbg);
   }
 
   void note(std::string n) {
@@ -110,7 +111,13 @@ struct Symbolizer::Impl {
         // One attempt: the first failure turns debuginfod off for the run
         // anyway, and libdebuginfod's default two retries triple the wait.
         setenv("DEBUGINFOD_RETRY_LIMIT", "0", 0);
-        dbg = debuginfod_begin();
+        const char* why = nullptr;
+        dbg_lib = debuginfod_library(&why);
+        if (!dbg_lib) {
+          note(fmt::format("debuginfod: {}; skipped", why));
+          return nullptr;
+        }
+        dbg = dbg_lib->begin();
         if (!dbg) note("debuginfod: cannot start the client; skipped");
       }
     }
@@ -124,8 +131,8 @@ struct Symbolizer::Impl {
     debuginfod_client* c = debuginfod();
     if (!c) return nullptr;
     char* path = nullptr;
-    int fd = executable ? debuginfod_find_executable(c, id.bytes.data(), id.size, &path)
-                        : debuginfod_find_debuginfo(c, id.bytes.data(), id.size, &path);
+    int fd = executable ? dbg_lib->find_executable(c, id.bytes.data(), id.size, &path)
+                        : dbg_lib->find_debuginfo(c, id.bytes.data(), id.size, &path);
     if (fd < 0) {
       free(path);
       if (fd == -ENOENT) {
