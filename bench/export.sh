@@ -43,10 +43,11 @@ sonde_pprof() { "$sonde" convert -i "$rec" --to pprof -o "$scratch/out.pb.gz" 2>
 sonde_folded() { "$sonde" convert -i "$rec" --to folded -o "$scratch/out.folded" 2>/dev/null; }
 sonde_speedscope() { "$sonde" convert -i "$rec" --to speedscope -o "$scratch/out.json" 2>/dev/null; }
 sonde_html() { "$sonde" convert -i "$rec" --to html -o "$scratch/out.html" 2>/dev/null; }
+sonde_perf() { "$sonde" convert -i "$rec" --to perf -o "$scratch/out.perf.data" 2>/dev/null; }
 perf_script() { perf script -i "$rec" >/dev/null 2>&1; }
 perf_awk() { perf script -i "$rec" 2>/dev/null | awk -f "$scratch/collapse.awk" >"$scratch/awk.folded"; }
 perf_pl() { perf script -i "$rec" 2>/dev/null | "$collapse_pl" >"$scratch/pl.folded"; }
-export -f sonde_pprof sonde_folded sonde_speedscope sonde_html perf_script perf_awk perf_pl
+export -f sonde_pprof sonde_folded sonde_speedscope sonde_html sonde_perf perf_script perf_awk perf_pl
 export sonde rec scratch collapse_pl
 
 row() {  # label, fn, reference seconds
@@ -69,6 +70,7 @@ out=$scratch/section.md
   row "\`sonde convert --to folded\`" sonde_folded "$ps_t"
   row "\`sonde convert --to speedscope\`" sonde_speedscope "$ps_t"
   row "\`sonde convert --to html\`" sonde_html "$ps_t"
+  row "\`sonde convert --to perf\` (file mode, records copied)" sonde_perf "$ps_t"
   row "\`perf script \\| awk collapse\` (folded)" perf_awk "$ps_t"
   if [[ -n $collapse_pl ]]; then row "\`perf script \\| stackcollapse-perf.pl\`" perf_pl "$ps_t"; fi
   echo
