@@ -16,6 +16,9 @@ std::string_view AddressSpace::intern(std::string_view s) { return *strings_.emp
 
 void AddressSpace::on_record(const RecordView& rec, const Session& session) {
   (void)session;
+  if (rec.header.type == kMmap || rec.header.type == kMmap2 || rec.header.type == kFork ||
+      (rec.header.type == kComm && (rec.header.misc & kMiscCommExec)))
+    ++generation_;
   ByteReader r(rec.bytes);
   r.skip(sizeof(RecordHeader));
   switch (rec.header.type) {

@@ -41,6 +41,10 @@ class AddressSpace {
   // The last name set for a thread (or its process), "" if unknown.
   std::string_view comm(uint32_t pid, uint32_t tid) const;
 
+  // Changes whenever a mapping or process changes: results computed from
+  // lookups stay valid while it does not.
+  uint64_t generation() const { return generation_; }
+
   // Every mapping ever seen, in the order seen (for buildid-list).
   const std::deque<Mapping>& all_mappings() const { return mappings_; }
   // Build-ids learned from HEADER_BUILD_ID records (file-mode build-id
@@ -55,6 +59,7 @@ class AddressSpace {
   void add_mapping(Mapping m);
   void insert_sorted(std::vector<const Mapping*>& maps, const Mapping* m);
 
+  uint64_t generation_ = 1;
   std::unordered_set<std::string> strings_;
   std::deque<Mapping> mappings_;
   std::unordered_map<uint32_t, Process> processes_;

@@ -9,6 +9,7 @@
 #include "report/frames.h"
 #include "report/recording_walker.h"
 #include "report/symbol_resolver.h"
+#include "util/flat_index.h"
 
 namespace sonde::report {
 
@@ -40,16 +41,20 @@ class Builder {
     std::string_view comm = space.comm(s.pid, s.tid);
     if (!f.comms.empty() && std::find(f.comms.begin(), f.comms.end(), comm) == f.comms.end()) return;
 
-    if (opts_.callchains) {
-      sample_frames(s, space, frames_, opts_.max_stack);
-    } else {
-      Sample leaf = s;
-      leaf.callchain = {};
-      sample_frames(leaf, space, frames_, 1);
-    }
-    // Root to leaf through the prefix tree.
     uint32_t node = UINT32_MAX;
-    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) node = child(node, location(*it, s.pid));
+    if (opts_.callchains && opts_.max_stack == 0 && s.callchain_size() > 0) {
+      node = stack_node(s, space);
+    } else {
+      if (opts_.callchains) {
+        sample_frames(s, space, frames_, opts_.max_stack);
+      } else {
+        Sample leaf = s;
+        leaf.callchain = {};
+        sample_frames(leaf, space, frames_, 1);
+      }
+      // Root to leaf through the prefix tree.
+      for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) node = child(node, location(*it, s.pid));
+    }
 
     uint32_t ev = event_index(*s.event);
     auto& pe = profile_.events[ev];
@@ -67,6 +72,65 @@ class Builder {
     auto& ps = profile_.samples[it->second];
     ps.count += 1;
     ps.period += s.period;
+  }
+
+  // The stack-tree node of a sample's call chain. Consecutive samples of a
+  // thread mostly share their callers and differ near the leaf, so the chain
+  // is walked from the root and the part equal to the previous sample's
+  // (same process, address space unchanged) is not looked up again.
+  uint32_t stack_node(const Sample& s, const AddressSpace& space) {
+    const size_t n = s.callchain_size();
+    // Contexts first, leaf to root: a marker sets the context of the
+    // entries after it (toward the root).
+    raw_.resize(n);
+    node_.resize(n);
+    kernel_.resize(n);
+    bool kernel = s.cpumode() == kMiscKernel;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t a = s.callchain_at(i);
+      if (a >= kContextMax) kernel = a == kContextKernel || a == kContextGuestKernel;
+      raw_[i] = a;
+      kernel_[i] = kernel;
+    }
+    // How many outermost entries equal the previous sample's of this thread
+    // (threads interleave in time order, so one cache per thread).
+    ChainCache& prev = chain_cache_[s.tid];
+    const size_t pn = prev.raw.size();
+    size_t common = 0;
+    if (s.pid == prev.pid && space.generation() == prev.generation) {
+      while (common < n && common < pn && raw_[n - 1 - common] == prev.raw[pn - 1 - common] &&
+             kernel_[n - 1 - common] == prev.kernel[pn - 1 - common])
+        ++common;
+    }
+    for (size_t k = 0; k < common; ++k) node_[n - 1 - k] = prev.node[pn - 1 - k];
+    uint32_t node = common ? prev.node[pn - common] : UINT32_MAX;
+    for (size_t k = common; k < n; ++k) {
+      const size_t i = n - 1 - k;
+      const uint64_t a = raw_[i];
+      if (a < kContextMax) {
+        Frame f;
+        f.addr = a;
+        f.kernel = kernel_[i] != 0;
+        f.map = space.find(s.pid, a, f.kernel);
+        if (f.map) f.file_offset = f.map->file_offset(a);
+        node = child(node, location(f, s.pid));
+      }
+      node_[i] = node;
+    }
+    raw_.swap(prev.raw);
+    node_.swap(prev.node);
+    kernel_.swap(prev.kernel);
+    prev.pid = s.pid;
+    prev.generation = space.generation();
+    if (node == UINT32_MAX) {
+      // A chain of markers only: the sampled ip is the one frame.
+      Sample leaf = s;
+      leaf.callchain = {};
+      sample_frames(leaf, space, frames_, 1);
+      for (const auto& f : frames_) node = child(node, location(f, s.pid));
+      prev.pid = UINT32_MAX;
+    }
+    return node;
   }
 
   Profile take() { return std::move(profile_); }
@@ -90,7 +154,7 @@ class Builder {
     bool operator==(const LocKey&) const = default;
   };
   struct LocKeyHash {
-    size_t operator()(const LocKey& k) const { return std::hash<uint64_t>()(k.where * 0x9e3779b97f4a7c15ULL ^ k.map); }
+    size_t operator()(const LocKey& k) const { return static_cast<size_t>(mix64(k.where ^ (uint64_t(k.map) << 44))); }
   };
 
   bool event_ok(const EventInfo& e) {
@@ -160,8 +224,8 @@ class Builder {
   uint32_t location(const Frame& f, uint32_t pid) {
     LocKey k{f.map ? f.map->index : (f.kernel ? UINT32_MAX - 1 : UINT32_MAX), f.map ? f.file_offset : f.addr};
     if (!f.map && !f.kernel) k.where = f.addr ^ (uint64_t(pid) << 48);
-    auto it = location_index_.find(k);
-    if (it != location_index_.end()) return it->second;
+    auto [known, fresh] = location_index_.find_or_insert(k, static_cast<uint32_t>(profile_.locations.size()));
+    if (!fresh) return known;
     const ResolvedSymbol& r = resolver_.resolve(f, pid);
     ProfileLocation loc;
     loc.mapping = f.map ? mapping(f.map) : UINT32_MAX;
@@ -171,10 +235,8 @@ class Builder {
     loc.function = function(r, f, loc.mapping);
     loc.symbol_offset = r.offset;
     if ((opts_.inline_frames || opts_.srclines) && r.resolved()) add_lines(loc, f, pid);
-    uint32_t id = static_cast<uint32_t>(profile_.locations.size());
     profile_.locations.push_back(std::move(loc));
-    location_index_.emplace(k, id);
-    return id;
+    return known;
   }
 
   void add_lines(ProfileLocation& loc, const Frame& f, uint32_t pid) {
@@ -205,12 +267,12 @@ class Builder {
 
   uint32_t child(uint32_t parent, uint32_t loc) {
     uint64_t key = (uint64_t(parent) << 32) | loc;
-    auto [it, fresh] = node_index_.try_emplace(key, static_cast<uint32_t>(profile_.nodes.size()));
+    auto [id, fresh] = node_index_.find_or_insert(key, static_cast<uint32_t>(profile_.nodes.size()));
     if (fresh) {
       uint32_t depth = parent == UINT32_MAX ? 0 : profile_.nodes[parent].depth + 1;
       profile_.nodes.push_back({parent, loc, depth});
     }
-    return it->second;
+    return id;
   }
 
   SymbolResolver resolver_;
@@ -222,9 +284,23 @@ class Builder {
   std::vector<uint32_t> event_map_;
   std::vector<uint32_t> mapping_map_;
   std::unordered_map<std::string, uint32_t> function_index_;
-  std::unordered_map<LocKey, uint32_t, LocKeyHash> location_index_;
-  std::unordered_map<uint64_t, uint32_t> node_index_;
+  struct U64Hash {
+    size_t operator()(uint64_t k) const { return static_cast<size_t>(mix64(k)); }
+  };
+  FlatIndex<LocKey, LocKeyHash> location_index_;
+  FlatIndex<uint64_t, U64Hash> node_index_;
   std::unordered_map<SampleKey, uint32_t, SampleKeyHash> sample_index_;
+  struct ChainCache {
+    std::vector<uint64_t> raw;
+    std::vector<uint32_t> node;
+    std::vector<uint8_t> kernel;
+    uint32_t pid = UINT32_MAX;
+    uint64_t generation = 0;
+  };
+  std::unordered_map<uint32_t, ChainCache> chain_cache_;  // by tid
+  std::vector<uint64_t> raw_;
+  std::vector<uint32_t> node_;
+  std::vector<uint8_t> kernel_;
   std::string_view last_comm_;
   StringId last_comm_id_ = 0;
 };
