@@ -52,7 +52,9 @@ void ScriptPrinter::print(const Sample& s) {
   std::string_view comm = walker_.space().comm(s.pid, s.tid);
   if (comm.empty()) comm = ":" ;
   const std::string& event = s.event->name;
-  fmt::format_to(out, "{:>16} {:>7}/{:<7} [{:03}] {}.{:06}: {:>10} {}:", comm, s.pid, s.tid, s.cpu,
+  // The command starts the line unpadded, as perf script prints it with call
+  // chains: stackcollapse-perf.pl's header regex wants no leading blank.
+  fmt::format_to(out, "{} {:>7}/{:<7} [{:03}] {}.{:06}: {:>10} {}:", comm, s.pid, s.tid, s.cpu,
                  s.time / 1000000000, (s.time % 1000000000) / 1000, s.period, event);
   if (s.event->attr.type == PERF_TYPE_TRACEPOINT && !s.raw.empty()) {
     if (!formats_loaded_) {

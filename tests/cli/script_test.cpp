@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include "support/test_support.h"
@@ -125,4 +126,34 @@ TEST(ScriptErrors, CorruptMissingAndForeignInputsAreOneLineErrors) {
   r = run({sonde_bin(), "script", "--no-such-option"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+}
+
+// FlameGraph's stackcollapse-perf.pl reads `sonde script` output: every line
+// is recognized by its regular expressions, and the stacks it folds are the
+// ones `sonde convert --to folded` computes on its own.
+TEST_F(PerfPipeRecording, StackcollapsePerfReadsScriptOutputAndAgreesWithConvert) {
+  TempDir dir;
+  auto script = sh(sonde_bin() + " script -i " + path_ + " > " + (dir / "script.txt"));
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  auto collapsed = sh("perl " + fixtures_dir() + "/stackcollapse_perf.pl " + (dir / "script.txt"));
+  ASSERT_EQ(collapsed.exit_code, 0) << collapsed.err;
+  auto folded = sh(sonde_bin() + " convert --to folded --comm-frame -i " + path_ + " -o - | LC_ALL=C sort");
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  // Both sides: "comm;root;...;leaf COUNT". Compare the totals per leaf
+  // function (offset-free names), which both compute independently.
+  auto per_leaf = [](const std::string& text) {
+    std::map<std::string, long> m;
+    for (const auto& l : lines(text)) {
+      auto sp = l.rfind(' ');
+      if (sp == std::string::npos) continue;
+      auto stack = l.substr(0, sp);
+      m[stack.substr(stack.rfind(';') + 1)] += std::stol(l.substr(sp + 1));
+    }
+    return m;
+  };
+  auto a = per_leaf(collapsed.out), b = per_leaf(folded.out);
+  ASSERT_FALSE(a.empty());
+  EXPECT_GT(a["compute_primes"], 100);
+  EXPECT_EQ(a["compute_primes"], b["compute_primes"]);
+  EXPECT_EQ(a["hash_strings"], b["hash_strings"]);
 }
