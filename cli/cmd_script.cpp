@@ -21,6 +21,7 @@ struct ScriptArgs {
   bool build_ids = false;
   size_t max_stack = 0;
   bool no_demangle = false;
+  bool inline_frames = false;
   std::string buildid_dir;
   std::vector<std::string> debug_dirs;
 };
@@ -32,6 +33,7 @@ void run_script(const ScriptArgs& args) {
   opts.symbols = !args.no_symbols;
   opts.build_ids = args.build_ids;
   opts.max_stack = args.max_stack;
+  opts.inline_frames = args.inline_frames;
   SymbolizerOptions so;
   so.demangle = !args.no_demangle;
   so.cache_root = BuildIdCache::default_root(args.buildid_dir);
@@ -64,6 +66,7 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--build-ids", args->build_ids, "Append each frame's build-id");
   cmd->add_option("--max-stack", args->max_stack, "Print at most this many frames per sample (0: all)");
   cmd->add_flag("--no-demangle", args->no_demangle, "Keep C++ names as in the symbol table");
+  cmd->add_flag("--inline", args->inline_frames, "Also print the functions inlined at each frame (DWARF)");
   cmd->add_option("--buildid-dir", args->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
   cmd->add_option("--debug-dir", args->debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
   cmd->callback([args] { run_script(*args); });

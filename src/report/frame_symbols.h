@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "report/frames.h"
 
@@ -20,6 +21,9 @@ class FrameSymbols {
  public:
   virtual ~FrameSymbols() = default;
   virtual SymbolName symbolize(const Frame& frame, uint32_t pid) = 0;
+  // Functions inlined at the frame's address, innermost first (cleared
+  // first; empty when unknown). The views live as long as this object.
+  virtual void inline_names(const Frame& /*frame*/, uint32_t /*pid*/, std::vector<std::string_view>& out) { out.clear(); }
 };
 
 }  // namespace sonde::report

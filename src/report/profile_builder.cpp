@@ -249,12 +249,21 @@ class Builder {
       // Innermost first: each inlined function, then the outer symbol.
       uint32_t line = outer_line ? outer_line->line : 0;
       for (const auto& in : inlines_) {
-        ProfileFunction fn;
-        fn.name = fn.raw_name = profile_.intern(in.function);
-        fn.mapping = loc.mapping;
-        fn.resolved = true;
-        uint32_t fid = static_cast<uint32_t>(profile_.functions.size());
-        profile_.functions.push_back(fn);
+        // One function per (object, inlined name), like symbols.
+        std::string key = fmt::format("{}\x1finline\x1f{}", loc.mapping, in.function);
+        auto it = function_index_.find(key);
+        uint32_t fid;
+        if (it != function_index_.end()) {
+          fid = it->second;
+        } else {
+          ProfileFunction fn;
+          fn.name = fn.raw_name = profile_.intern(in.function);
+          fn.mapping = loc.mapping;
+          fn.resolved = true;
+          fid = static_cast<uint32_t>(profile_.functions.size());
+          profile_.functions.push_back(fn);
+          function_index_.emplace(std::move(key), fid);
+        }
         loc.lines.push_back({fid, line});
         line = in.call_line;
       }

@@ -287,10 +287,19 @@ void write_graph(const Profile& p, const ReportOptions& o, const ReportEntry& e,
       }
     if (at == SIZE_MAX) continue;
     path.clear();
+    // A location with inline frames (--inline) stands for several
+    // functions: lines[] is innermost first, ending with the outer one.
+    auto push = [&](const ProfileLocation& loc, bool outer_first) {
+      if (loc.lines.size() < 2) return path.push_back(loc.function);
+      if (outer_first)
+        for (size_t k = loc.lines.size(); k-- > 0;) path.push_back(loc.lines[k].function);
+      else
+        for (const auto& l : loc.lines) path.push_back(l.function);
+    };
     if (o.caller_order) {
-      for (size_t i = stack.size(); i-- > at;) path.push_back(p.locations[stack[i]].function);
+      for (size_t i = stack.size(); i-- > at;) push(p.locations[stack[i]], true);
     } else {
-      for (size_t i = at; i < stack.size(); ++i) path.push_back(p.locations[stack[i]].function);
+      for (size_t i = at; i < stack.size(); ++i) push(p.locations[stack[i]], false);
     }
     g.add(path, s.period);
   }

@@ -30,6 +30,12 @@ void ScriptPrinter::print_frame(const Frame& f, uint32_t pid) {
   if (options_.symbols && symbols_) {
     SymbolName sym = symbols_->symbolize(f, pid);
     if (!sym.dso.empty()) dso = sym.dso;
+    if (options_.inline_frames) {
+      // Innermost first, each at the frame's address, before the function
+      // they were inlined into (the order a debugger shows).
+      symbols_->inline_names(f, pid, inlines_);
+      for (std::string_view name : inlines_) fmt::format_to(out, "\t{:>16x} {} ({})\n", f.addr, name, dso);
+    }
     if (!sym.name.empty())
       fmt::format_to(out, "\t{:>16x} {}+{:#x} ({})", f.addr, sym.name, sym.offset, dso);
     else

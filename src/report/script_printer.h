@@ -21,6 +21,7 @@ struct ScriptOptions {
   bool symbols = true;    // false: raw addresses with dso+offset and build-id
   bool build_ids = false;  // append the build-id to each frame
   size_t max_stack = 0;
+  bool inline_frames = false;  // also print the functions inlined at each frame
 };
 
 class ScriptPrinter {
@@ -44,6 +45,7 @@ class ScriptPrinter {
   fmt::memory_buffer buf_;
   std::vector<Frame> frames_;
   std::string extra_text_;
+  std::vector<std::string_view> inlines_;
   bool formats_loaded_ = false;
   std::unordered_map<uint64_t, perf::TracepointFormat> formats_;
   ExtraFields extra_;

@@ -59,4 +59,12 @@ SymbolName SymbolResolver::symbolize(const Frame& f, uint32_t pid) {
   return n;
 }
 
+void SymbolResolver::inline_names(const Frame& f, uint32_t pid, std::vector<std::string_view>& out) {
+  out.clear();
+  ObjectHandle h = handle(f, pid);
+  if (!h.valid() || sym_.info(h).kind != ObjectKind::kElf) return;
+  sym_.inline_frames(h, lookup_key(f, h), inlines_);
+  for (const auto& in : inlines_) out.push_back(in.function);
+}
+
 }  // namespace sonde::report

@@ -26,6 +26,7 @@ class SymbolResolver : public FrameSymbols {
   uint64_t lookup_key(const Frame& f, ObjectHandle h) const;
 
   SymbolName symbolize(const Frame& f, uint32_t pid) override;
+  void inline_names(const Frame& f, uint32_t pid, std::vector<std::string_view>& out) override;
   Symbolizer& symbolizer() { return sym_; }
 
  private:
@@ -43,6 +44,7 @@ class SymbolResolver : public FrameSymbols {
   };
   std::unordered_map<Key, ResolvedSymbol, KeyHash> cache_;
   ResolvedSymbol unresolved_;
+  std::vector<InlineFrame> inlines_;
 };
 
 }  // namespace sonde::report
