@@ -15,8 +15,8 @@
 #include <iostream>
 #include <memory>
 
-#include "cache/buildid_cache.h"
 #include "commands.h"
+#include "reading_options.h"
 #include "export/export.h"
 #include "format/stream_reader.h"
 #include "report/profile_builder.h"
@@ -34,9 +34,7 @@ struct ConvertArgs {
   std::vector<uint32_t> pids, tids;
   std::vector<std::string> comms, events;
   std::string time;
-  std::string buildid_dir;
-  std::vector<std::string> debug_dirs;
-  bool no_demangle = false;
+  SymbolArgs symbols;
   bool inline_frames = false;
   size_t max_stack = 0;
   bool comm_frame = false, pid_frame = false;
@@ -176,7 +174,7 @@ void run_convert(const ConvertArgs& a) {
   if (a.output.empty()) throw_usage("convert: -o OUT is required (- for standard output)");
   if (*fmt == exporter::Format::kPerf && a.output == "-")
     throw_usage("convert: --to perf needs an output file (file mode is not a stream)");
-  if (*fmt == exporter::Format::kPerf && (a.inline_frames || a.no_demangle || a.max_stack))
+  if (*fmt == exporter::Format::kPerf && (a.inline_frames || a.symbols.no_demangle || a.max_stack))
     throw_usage("convert: --inline, --no-demangle and --max-stack do not apply to --to perf (it copies the records)");
   if ((a.comm_frame || a.pid_frame) && *fmt != exporter::Format::kFolded)
     throw_usage("convert: --comm-frame and --pid-frame apply to --to folded only");
@@ -203,20 +201,11 @@ void run_convert(const ConvertArgs& a) {
   }
 
   // 2. Read and symbolize.
-  SymbolizerOptions so;
-  so.demangle = !a.no_demangle;
-  so.cache_root = BuildIdCache::default_root(a.buildid_dir);
-  if (!a.debug_dirs.empty()) so.debug_roots = a.debug_dirs;
-  Symbolizer symbolizer(so);
-  const bool tty = ::isatty(STDERR_FILENO);
-  if (tty)
-    po.progress = [](uint64_t pos, uint64_t size) {
-      if (size) std::fprintf(stderr, "\rsonde convert: reading %3.0f%%", 100.0 * double(pos) / double(size));
-      else std::fprintf(stderr, "\rsonde convert: read %llu MB", (unsigned long long)(pos >> 20));
-    };
+  Symbolizer symbolizer(a.symbols.options());
+  po.progress = progress_printer("convert");
   auto reader = perf::open_recording(a.input);
   auto profile = report::build_profile(*reader, symbolizer, po);
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  clear_progress();
   if (profile.samples.empty())
     throw_runtime("convert: no samples in {}{}", a.input,
                   a.pids.empty() && a.tids.empty() && a.comms.empty() && a.events.empty() && a.time.empty()
@@ -256,10 +245,8 @@ void register_convert(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("--event", a->events, "Only these events (names as sonde script prints them)")->delimiter(',');
   cmd->add_option("--time", a->time, "START,END: only samples in this range, in seconds as perf/sonde script print them");
   cmd->add_option("--max-stack", a->max_stack, "Use at most this many frames of each call chain (0: all)");
-  cmd->add_flag("--no-demangle", a->no_demangle, "Keep C++ names as in the symbol table");
   cmd->add_flag("--inline", a->inline_frames, "Expand inlined functions and add source lines from DWARF");
-  cmd->add_option("--buildid-dir", a->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
-  cmd->add_option("--debug-dir", a->debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
+  a->symbols.add_to(cmd);
   cmd->add_flag("--comm-frame", a->comm_frame, "folded: start each stack with the command name");
   cmd->add_flag("--pid-frame", a->pid_frame, "folded: start each stack with COMM-PID");
   cmd->callback([a] { run_convert(*a); });

@@ -1,10 +1,8 @@
 // sonde report: the perf-report-style table from a recording.
-#include <unistd.h>
-
 #include <cstdio>
 
-#include "cache/buildid_cache.h"
 #include "commands.h"
+#include "reading_options.h"
 #include "format/stream_reader.h"
 #include "report/profile_builder.h"
 #include "report/report_table.h"
@@ -27,10 +25,8 @@ struct ReportArgs {
   bool callee = false;
   size_t max_stack = 0;
   std::string format = "text";
-  bool no_demangle = false;
   bool inline_frames = false;
-  std::string buildid_dir;
-  std::vector<std::string> debug_dirs;
+  SymbolArgs symbols;
   bool stdio = false;
 };
 
@@ -47,11 +43,7 @@ void run_report(const ReportArgs& a) {
   ro.call_graph = a.graph || a.callee;
   ro.caller_order = !a.callee;
 
-  SymbolizerOptions so;
-  so.demangle = !a.no_demangle;
-  so.cache_root = BuildIdCache::default_root(a.buildid_dir);
-  if (!a.debug_dirs.empty()) so.debug_roots = a.debug_dirs;
-  Symbolizer symbolizer(so);
+  Symbolizer symbolizer(a.symbols.options());
 
   report::ProfileOptions po;
   po.filter.comms = a.comms;
@@ -60,15 +52,10 @@ void run_report(const ReportArgs& a) {
   po.max_stack = a.max_stack;
   po.inline_frames = a.inline_frames;
   po.srclines = a.inline_frames || a.sort.find("srcline") != std::string::npos;
-  const bool tty = ::isatty(STDERR_FILENO);
-  if (tty)
-    po.progress = [](uint64_t pos, uint64_t size) {
-      if (size) std::fprintf(stderr, "\rsonde report: reading %3.0f%%", 100.0 * double(pos) / double(size));
-      else std::fprintf(stderr, "\rsonde report: read %llu MB", (unsigned long long)(pos >> 20));
-    };
+  po.progress = progress_printer("report");
   auto reader = perf::open_recording(a.input);
   auto profile = report::build_profile(*reader, symbolizer, po);
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  clear_progress();
   report::write_report(profile, ro, stdout);
   if (std::fflush(stdout) != 0) throw_runtime("cannot write the report");
   if (profile.truncated_bytes)
@@ -95,10 +82,8 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("-G,--callee", a->callee, "Show call-graph trees, the entry first (toward its callers)");
   cmd->add_option("--max-stack", a->max_stack, "Use at most this many frames of each call chain (0: all)");
   cmd->add_option("--format", a->format, "text or json")->capture_default_str();
-  cmd->add_flag("--no-demangle", a->no_demangle, "Keep C++ names as in the symbol table");
   cmd->add_flag("--inline", a->inline_frames, "Expand inlined functions from DWARF");
-  cmd->add_option("--buildid-dir", a->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
-  cmd->add_option("--debug-dir", a->debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
+  a->symbols.add_to(cmd);
   cmd->add_flag("--stdio", a->stdio, "Accepted for perf compatibility (sonde always prints text)");
   cmd->callback([a] { run_report(*a); });
 }

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "cache/buildid_cache.h"
+#include "reading_options.h"
 #include "format/stream_reader.h"
 #include "probe/sdt_format.h"
 #include "report/recording_walker.h"
@@ -20,10 +20,8 @@ struct ScriptArgs {
   bool no_symbols = false;
   bool build_ids = false;
   size_t max_stack = 0;
-  bool no_demangle = false;
   bool inline_frames = false;
-  std::string buildid_dir;
-  std::vector<std::string> debug_dirs;
+  SymbolArgs symbols;
 };
 
 void run_script(const ScriptArgs& args) {
@@ -34,11 +32,7 @@ void run_script(const ScriptArgs& args) {
   opts.build_ids = args.build_ids;
   opts.max_stack = args.max_stack;
   opts.inline_frames = args.inline_frames;
-  SymbolizerOptions so;
-  so.demangle = !args.no_demangle;
-  so.cache_root = BuildIdCache::default_root(args.buildid_dir);
-  if (!args.debug_dirs.empty()) so.debug_roots = args.debug_dirs;
-  Symbolizer symbolizer(so);
+  Symbolizer symbolizer(args.symbols.options());
   report::SymbolResolver resolver(symbolizer);
   report::ScriptPrinter printer(walker, args.no_symbols ? nullptr : &resolver, opts, stdout);
   printer.set_extra_fields(probe::sdt_extra_fields);  // decoded SDT arguments
@@ -65,10 +59,8 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--no-symbols", args->no_symbols, "Raw frames: address, dso+file offset and build-id");
   cmd->add_flag("--build-ids", args->build_ids, "Append each frame's build-id");
   cmd->add_option("--max-stack", args->max_stack, "Print at most this many frames per sample (0: all)");
-  cmd->add_flag("--no-demangle", args->no_demangle, "Keep C++ names as in the symbol table");
   cmd->add_flag("--inline", args->inline_frames, "Also print the functions inlined at each frame (DWARF)");
-  cmd->add_option("--buildid-dir", args->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
-  cmd->add_option("--debug-dir", args->debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
+  args->symbols.add_to(cmd);
   cmd->callback([args] { run_script(*args); });
 }
 

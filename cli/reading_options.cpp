@@ -1,0 +1,39 @@
+#include "reading_options.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "cache/buildid_cache.h"
+
+namespace sonde::cli {
+
+void SymbolArgs::add_to(CLI::App* cmd) {
+  cmd->add_flag("--no-demangle", no_demangle, "Keep C++ names as in the symbol table");
+  cmd->add_option("--buildid-dir", buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
+  cmd->add_option("--debug-dir", debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
+}
+
+SymbolizerOptions SymbolArgs::options() const {
+  SymbolizerOptions so;
+  so.demangle = !no_demangle;
+  so.cache_root = BuildIdCache::default_root(buildid_dir);
+  if (!debug_dirs.empty()) so.debug_roots = debug_dirs;
+  return so;
+}
+
+std::function<void(uint64_t, uint64_t)> progress_printer(const char* command) {
+  if (!::isatty(STDERR_FILENO)) return nullptr;
+  return [command](uint64_t pos, uint64_t size) {
+    if (size)
+      std::fprintf(stderr, "\rsonde %s: reading %3.0f%%", command, 100.0 * double(pos) / double(size));
+    else
+      std::fprintf(stderr, "\rsonde %s: read %llu MB", command, (unsigned long long)(pos >> 20));
+  };
+}
+
+void clear_progress() {
+  if (::isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
+}
+
+}  // namespace sonde::cli
