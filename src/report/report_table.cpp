@@ -260,9 +260,9 @@ class CallGraph {
       std::string_view name = p_.str(p_.functions[nodes_[k].function].name);
       bool single = kids.size() == 1 && !first;
       if (single)
-        fmt::format_to(std::back_inserter(buf), "{:{}}{}\n", "", indent + 9, name);
+        fmt::format_to(fmt::appender(buf), "{:{}}{}\n", "", indent + 9, name);
       else
-        fmt::format_to(std::back_inserter(buf), "{:{}}--{:.2f}%--{}\n", "", indent, pct, name);
+        fmt::format_to(fmt::appender(buf), "{:{}}--{:.2f}%--{}\n", "", indent, pct, name);
       print_children(buf, k, total, threshold, single ? indent : indent + 4, false);
     }
   }
@@ -372,7 +372,7 @@ void write_report(const Profile& p, const ReportOptions& o, std::FILE* out) {
   auto reports = compute_with(p, o, agg);
   if (o.json) return write_json(p, o, reports, out);
   fmt::memory_buffer buf;
-  auto it = std::back_inserter(buf);
+  auto it = fmt::appender(buf);
   if (!p.hostname.empty()) fmt::format_to(it, "# hostname : {}\n", p.hostname);
   if (!p.os_release.empty()) fmt::format_to(it, "# os release : {}\n", p.os_release);
   if (!p.arch.empty()) fmt::format_to(it, "# arch : {}\n", p.arch);

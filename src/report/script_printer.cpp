@@ -25,7 +25,21 @@ void ScriptPrinter::flush() {
 }
 
 void ScriptPrinter::print_frame(const Frame& f, uint32_t pid) {
-  auto out = std::back_inserter(buf_);
+  // A frame's lines depend only on its mapping and offset (the address is
+  // fixed within a mapping): format them once, then copy.
+  FrameKey key{f.map ? f.map->index : (f.kernel ? UINT32_MAX - 1 : UINT32_MAX), f.map ? f.file_offset : f.addr};
+  auto [id, fresh] = frame_index_.find_or_insert(key, static_cast<uint32_t>(frame_text_.size()));
+  if (fresh) {
+    fmt::memory_buffer text;
+    format_frame(f, pid, text);
+    frame_text_.emplace_back(text.data(), text.size());
+  }
+  const std::string& t = frame_text_[id];
+  buf_.append(t.data(), t.data() + t.size());
+}
+
+void ScriptPrinter::format_frame(const Frame& f, uint32_t pid, fmt::memory_buffer& buf) {
+  auto out = fmt::appender(buf);
   std::string_view dso = f.map ? f.map->path : std::string_view("[unknown]");
   if (options_.symbols && symbols_) {
     SymbolName sym = symbols_->symbolize(f, pid);
@@ -50,11 +64,11 @@ void ScriptPrinter::print_frame(const Frame& f, uint32_t pid) {
     return;
   }
   if (options_.build_ids && f.map) fmt::format_to(out, " {}", f.map->build_id.empty() ? "-" : f.map->build_id.hex());
-  buf_.push_back('\n');
+  buf.push_back('\n');
 }
 
 void ScriptPrinter::print(const Sample& s) {
-  auto out = std::back_inserter(buf_);
+  auto out = fmt::appender(buf_);
   std::string_view comm = walker_.space().comm(s.pid, s.tid);
   if (comm.empty()) comm = ":" ;
   const std::string& event = s.event->name;

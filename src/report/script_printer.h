@@ -14,6 +14,7 @@
 #include "format/tracepoint_format.h"
 #include "report/frame_symbols.h"
 #include "report/recording_walker.h"
+#include "util/flat_index.h"
 
 namespace sonde::report {
 
@@ -37,6 +38,18 @@ class ScriptPrinter {
 
  private:
   void print_frame(const Frame& f, uint32_t pid);
+  void format_frame(const Frame& f, uint32_t pid, fmt::memory_buffer& buf);
+
+  struct FrameKey {
+    uint32_t map;
+    uint64_t where;
+    bool operator==(const FrameKey&) const = default;
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const { return static_cast<size_t>(mix64(k.where ^ (uint64_t(k.map) << 44))); }
+  };
+  FlatIndex<FrameKey, FrameKeyHash> frame_index_;
+  std::vector<std::string> frame_text_;
 
   const RecordingWalker& walker_;
   FrameSymbols* symbols_;
