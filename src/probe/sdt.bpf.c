@@ -7,7 +7,6 @@
  * per-CPU bpf-output events that the recorder drains like any other. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 
 #include "sdt_abi.h"
 
@@ -16,13 +15,11 @@ char LICENSE[] SEC("license") = "GPL";
 /* x86-64 user registers as the uprobe handler sees them (struct pt_regs). */
 #define NREGS 21
 #define REG_IP 16
+#define SONDE_CLONE_THREAD 0x00010000ULL
 
-/* Only the two fields the ancestry walk needs; CO-RE relocates them against
- * the running kernel's BTF. */
-struct task_struct {
-  int tgid;
-  struct task_struct *real_parent;
-} __attribute__((preserve_access_index));
+struct sonde_regs {
+  __u64 r[NREGS];
+};
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -46,6 +43,16 @@ struct {
   __type(value, __u8);
 } tgids SEC(".maps");
 
+/* Children forked by recorded processes and not adopted yet, by task
+ * pointer (see sonde_sdt_fork). */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u64);
+  __type(value, __u8);
+} pending SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(max_entries, 1);
@@ -53,33 +60,116 @@ struct {
   __type(value, struct sonde_sdt_config);
 } config SEC(".maps");
 
-/* Is the current process one we record? Processes forked by a recorded one
- * count even before the recorder has seen their FORK record: walk a few
- * ancestors and adopt the process on a match. */
+/* Is the current process one we record? Its tgid is in `tgids` when it is a
+ * target or the workload, or once it was adopted; a process forked by a
+ * recorded one is adopted on its first probe hit (or first clone) through
+ * its task pointer in `pending`. */
 static __always_inline int wanted(void) {
   __u32 zero = 0;
   struct sonde_sdt_config *cfg = bpf_map_lookup_elem(&config, &zero);
   if (!cfg || !cfg->filter_tgids) return 1;
   __u32 tgid = bpf_get_current_pid_tgid() >> 32;
   if (bpf_map_lookup_elem(&tgids, &tgid)) return 1;
-  struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-  for (int i = 0; i < 16; i++) {
-    t = BPF_CORE_READ(t, real_parent);
-    if (!t) return 0;
-    __u32 ptgid = BPF_CORE_READ(t, tgid);
-    if (ptgid <= 1) return 0;
-    if (bpf_map_lookup_elem(&tgids, &ptgid)) {
-      __u8 one = 1;
-      bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
-      return 1;
-    }
+  __u64 self = bpf_get_current_task();
+  if (!bpf_map_lookup_elem(&pending, &self)) return 0;
+  __u8 one = 1;
+  bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
+  bpf_map_delete_elem(&pending, &self);
+  return 1;
+}
+
+/* Follows forks, before the child first runs (task_newtask fires in the
+ * parent inside copy_process, ahead of the child's first wake-up). A raw
+ * tracepoint only gets the child's task pointer, not its pid, so the child
+ * is remembered by that pointer (an opaque identity: never dereferenced)
+ * and adopted by tgid on its first probe hit or first clone. This replaces
+ * the former walk up task->real_parent, which needed CO-RE and so vmlinux
+ * BTF parsing at every load (~20 ms); a tracefs tracepoint would give the
+ * pid, but releasing a perf tracepoint event waits for RCU grace periods
+ * (~85 ms at teardown), a raw tracepoint link does not. */
+SEC("raw_tracepoint/task_newtask")
+int sonde_sdt_fork(struct bpf_raw_tracepoint_args *ctx) {
+  __u32 zero = 0;
+  struct sonde_sdt_config *cfg = bpf_map_lookup_elem(&config, &zero);
+  if (!cfg || !cfg->filter_tgids) return 0;
+  __u32 parent = bpf_get_current_pid_tgid() >> 32;
+  if (!bpf_map_lookup_elem(&tgids, &parent)) {
+    __u64 self = bpf_get_current_task();
+    if (!bpf_map_lookup_elem(&pending, &self)) return 0;
+    /* A child not adopted yet starts a thread or process: adopt it now, by
+     * tgid, so its threads are recorded too. */
+    __u8 one = 1;
+    bpf_map_update_elem(&tgids, &parent, &one, BPF_ANY);
+    bpf_map_delete_elem(&pending, &self);
   }
+  if (ctx->args[1] & SONDE_CLONE_THREAD) return 0; /* same tgid: already matches */
+  __u64 child = ctx->args[0];
+  __u8 one = 1;
+  bpf_map_update_elem(&pending, &child, &one, BPF_ANY);
   return 0;
 }
 
-static __always_inline __u64 reg_at(const __u64 *regs, __u8 r) {
-  if (r >= NREGS) return 0;
-  return regs[r];
+/* A child that exits before its first hit leaves `pending`: its task
+ * memory may be reused by an unrelated process. */
+SEC("raw_tracepoint/sched_process_exit")
+int sonde_sdt_exit(struct bpf_raw_tracepoint_args *ctx) {
+  (void)ctx;
+  __u64 self = bpf_get_current_task();
+  bpf_map_delete_elem(&pending, &self);
+  return 0;
+}
+
+/* Reads argument `i` of a site into out->types[i] / out->values[i]. A global
+ * (non-static, not inlined) function: the verifier checks it once, on its
+ * own, instead of once per argument slot and per path through the caller's
+ * loop (inlined, the loop cost ~8,000 verified instructions and ~9 ms of
+ * load time; this way a few hundred). */
+__attribute__((noinline)) int sonde_sdt_arg(const struct sonde_sdt_site_spec *spec, const struct sonde_regs *regs,
+                                            struct sonde_sdt_raw *out, __u32 i) {
+  if (!spec || !regs || !out || i >= SONDE_SDT_MAX_ARGS) return 0;
+  const struct sonde_sdt_arg_spec *a = &spec->args[i];
+  __u8 type = a->type;
+  __u8 size = type & SONDE_SDT_TYPE_SIZE_MASK;
+  __u8 base = a->base, index = a->index;
+  __u64 v = 0;
+  switch (a->kind) {
+    case SONDE_SDT_ARG_IMM:
+      v = (__u64)a->disp;
+      break;
+    case SONDE_SDT_ARG_REG:
+      if (base < NREGS) v = regs->r[base] >> (a->shift & 63);
+      break;
+    case SONDE_SDT_ARG_MEM:
+    case SONDE_SDT_ARG_RIP: {
+      __u64 addr = (__u64)a->disp;
+      if (a->kind == SONDE_SDT_ARG_RIP) {
+        addr += regs->r[REG_IP];
+      } else {
+        if (base < NREGS) addr += regs->r[base];
+        if (index < NREGS) addr += regs->r[index] * a->scale;
+      }
+      __u32 n = size;
+      if (n == 0 || n > 8) n = 8;
+      if (bpf_probe_read_user(&v, n, (const void *)addr) != 0) {
+        v = 0;
+        type |= SONDE_SDT_TYPE_FAULT;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  /* Truncate to the size, then sign-extend if signed. */
+  if (size == 1 || size == 2 || size == 4) {
+    __u32 bits = 64 - size * 8;
+    if (type & SONDE_SDT_TYPE_SIGNED)
+      v = (__u64)(((__s64)(v << bits)) >> bits);
+    else
+      v = (v << bits) >> bits;
+  }
+  out->types[i] = type;
+  out->values[i] = v;
+  return 0;
 }
 
 SEC("kprobe/sonde_sdt")
@@ -87,9 +177,9 @@ int sonde_sdt(struct bpf_raw_tracepoint_args *ctx_unused) {
   /* The context is struct pt_regs; copy it once so registers can be picked
    * by index (ctx itself only allows constant offsets). */
   const __u64 *ctx = (const __u64 *)ctx_unused;
-  __u64 regs[NREGS];
+  struct sonde_regs regs;
 #pragma unroll
-  for (int i = 0; i < NREGS; i++) regs[i] = ctx[i];
+  for (int i = 0; i < NREGS; i++) regs.r[i] = ctx[i];
 
   __u32 site = (__u32)bpf_get_attach_cookie(ctx_unused);
   struct sonde_sdt_site_spec *spec = bpf_map_lookup_elem(&sites, &site);
@@ -104,51 +194,7 @@ int sonde_sdt(struct bpf_raw_tracepoint_args *ctx_unused) {
   __u32 nargs = spec->nargs;
   if (nargs > SONDE_SDT_MAX_ARGS) nargs = SONDE_SDT_MAX_ARGS;
   out.nargs = nargs;
-
-  for (int i = 0; i < SONDE_SDT_MAX_ARGS; i++) {
-    if (i >= nargs) break;
-    const struct sonde_sdt_arg_spec *a = &spec->args[i];
-    __u8 type = a->type;
-    __u8 size = type & SONDE_SDT_TYPE_SIZE_MASK;
-    __u64 v = 0;
-    switch (a->kind) {
-      case SONDE_SDT_ARG_IMM:
-        v = (__u64)a->disp;
-        break;
-      case SONDE_SDT_ARG_REG:
-        v = reg_at(regs, a->base) >> (a->shift & 63);
-        break;
-      case SONDE_SDT_ARG_MEM:
-      case SONDE_SDT_ARG_RIP: {
-        __u64 addr = (__u64)a->disp;
-        if (a->kind == SONDE_SDT_ARG_RIP) {
-          addr += regs[REG_IP];
-        } else {
-          if (a->base != SONDE_SDT_NO_REG) addr += reg_at(regs, a->base);
-          if (a->index != SONDE_SDT_NO_REG) addr += reg_at(regs, a->index) * a->scale;
-        }
-        __u32 n = size;
-        if (n == 0 || n > 8) n = 8;
-        if (bpf_probe_read_user(&v, n, (const void *)addr) != 0) {
-          v = 0;
-          type |= SONDE_SDT_TYPE_FAULT;
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    /* Truncate to the size, then sign-extend if signed. */
-    if (size == 1 || size == 2 || size == 4) {
-      __u32 bits = 64 - size * 8;
-      if (type & SONDE_SDT_TYPE_SIGNED)
-        v = (__u64)(((__s64)(v << bits)) >> bits);
-      else
-        v = (v << bits) >> bits;
-    }
-    out.types[i] = type;
-    out.values[i] = v;
-  }
+  for (__u32 i = 0; i < nargs; i++) sonde_sdt_arg(spec, &regs, &out, i);
   bpf_perf_event_output(ctx_unused, &events, BPF_F_CURRENT_CPU, &out, sizeof(out));
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "probe/sdt_abi.h"
 #include "util/fd.h"
@@ -48,6 +49,11 @@ class SdtBpf {
   SdtBpf& operator=(const SdtBpf&) = delete;
 
   void set_filter(bool filter_tgids);
+  // Attaches the fork follower (sonde_sdt_fork on task_newtask, sonde_sdt_exit
+  // on sched_process_exit), so children of recorded processes are recorded
+  // from their first instruction. Returns an empty string on success, else
+  // why it could not.
+  std::string follow_forks();
   void add_tgid(pid_t tgid);
   void remove_tgid(pid_t tgid);
   // The bpf-output perf event of `cpu` (PERF_EVENT_ARRAY slot = CPU number).
@@ -61,7 +67,8 @@ class SdtBpf {
 
  private:
   bpf_object* obj_ = nullptr;
-  int prog_fd_ = -1;
+  int prog_fd_ = -1, fork_prog_fd_ = -1, exit_prog_fd_ = -1;
+  std::vector<UniqueFd> fork_links_;  // raw tracepoint links of the fork follower
   int events_fd_ = -1, sites_fd_ = -1, tgids_fd_ = -1, config_fd_ = -1;
 };
 

@@ -259,6 +259,7 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
                     "this kernel is older");
     auto t0 = Clock::now();
     bpf_ = std::make_unique<SdtBpf>();
+    auto t_load = Clock::now();
     std::vector<int> cpus = target.cpus;
     if (cpus.empty())
       for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n; ++c) cpus.push_back(static_cast<int>(c));
@@ -273,17 +274,34 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     }
     filter_ = !target.system_wide && (!target.pids.empty() || !target.tids.empty() || target.workload_pid > 0);
     bpf_->set_filter(filter_);
+    auto t_outputs = Clock::now();
+    if (filter_) {
+      // Without the kernel-side follower, children are still added from
+      // their FORK records (on_fork), only later: say so.
+      std::string why = bpf_->follow_forks();
+      if (!why.empty())
+        std::fprintf(stderr, "sonde: warning: sdt: %s; children of recorded processes are traced from their FORK "
+                     "record on\n", why.c_str());
+    }
     for (pid_t p : target.pids) bpf_->add_tgid(p);
     for (pid_t p : target.tids) bpf_->add_tgid(p);  // a -t thread of a single-threaded process
     if (target.workload_pid > 0) bpf_->add_tgid(target.workload_pid);
 
+    auto t_forks = Clock::now();
     for (const auto& [path, sites] : picked) {
       size_t first = sites_.size();
+      auto t_sites = Clock::now();
       add_sites(files_.at(path), sites);
+      timing_.sites += std::chrono::duration<double>(Clock::now() - t_sites).count();
       attach_file(path, first);
       seen_paths_.insert(path);
     }
-    attach_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
+    auto t_end = Clock::now();
+    attach_seconds_ = std::chrono::duration<double>(t_end - t0).count();
+    timing_.load = std::chrono::duration<double>(t_load - t0).count();
+    timing_.outputs = std::chrono::duration<double>(t_outputs - t_load).count();
+    timing_.forks = std::chrono::duration<double>(t_forks - t_outputs).count();
+    timing_.links = std::chrono::duration<double>(t_end - t_forks).count() - timing_.sites;
   } catch (...) {
     stop();
     throw;
@@ -409,6 +427,7 @@ void SdtExtension::stop() {
   if (stopped_) return;
   stopped_ = true;
   auto t0 = Clock::now();
+  link_count_ = links_.size();
   // Each link close waits for the kernel's uprobe unregistration (~20-35 ms);
   // links close in parallel from separate threads.
   if (links_.size() > 1) {
@@ -420,6 +439,15 @@ void SdtExtension::stop() {
   outputs_.clear();
   bpf_.reset();
   detach_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
+  // For benchmarks (bench/sdt.sh): the extension's own setup and teardown,
+  // without the recorder around it.
+  const char* want = std::getenv("SONDE_SDT_TIMING");
+  if (want && *want && *want != '0' && attach_seconds_ > 0)
+    std::fprintf(stderr,
+                 "sonde: sdt timing: %zu sites, %zu links: attach %.2f ms (bpf load %.2f, outputs %.2f, "
+                 "fork follower %.2f, site table %.2f, uprobe_multi links %.2f); detach %.2f ms\n",
+                 sites_.size(), link_count_, attach_seconds_ * 1e3, timing_.load * 1e3, timing_.outputs * 1e3,
+                 timing_.forks * 1e3, timing_.sites * 1e3, timing_.links * 1e3, detach_seconds_ * 1e3);
 }
 
 }  // namespace sonde::probe

@@ -75,6 +75,10 @@ class SdtExtension : public record::RecordExtension {
   bool filter_ = false;
   bool stopped_ = false;
   double attach_seconds_ = 0, detach_seconds_ = 0;
+  struct {
+    double load = 0, outputs = 0, forks = 0, sites = 0, links = 0;
+  } timing_;  // parts of attach_seconds_ (SONDE_SDT_TIMING)
+  size_t link_count_ = 0;
 };
 
 }  // namespace sonde::probe

@@ -267,7 +267,9 @@ TEST_F(SdtRecord, KillNineLeavesNothingBehind) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(read_mem<uint16_t>(target, sem_addr), 1);
   EXPECT_EQ(read_mem<uint8_t>(target, pc_addr), 0xcc);
-  EXPECT_EQ(count_bpf_link_fds(recorder), 1u);
+  // The uprobe_multi link of forms, and the fork follower's two raw
+  // tracepoint links (task_newtask, sched_process_exit): -p filters by tgid.
+  EXPECT_EQ(count_bpf_link_fds(recorder), 3u);
 
   kill(recorder, SIGKILL);
   waitpid(recorder, nullptr, 0);
