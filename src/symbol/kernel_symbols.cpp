@@ -1,9 +1,16 @@
 #include "symbol/kernel_symbols.h"
 
 #include <algorithm>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <numeric>
 
 #include "util/error.h"
+#include "util/fd.h"
 #include "util/fs.h"
 
 namespace sonde {
@@ -41,41 +48,151 @@ void for_each_line(std::string_view text, F&& f) {
 
 }  // namespace
 
-bool load_kallsyms(const std::string& path, std::string& text, SymbolTable& table,
-                   std::vector<ModuleRange>& modules, std::string* reason) {
-  auto content = read_small_file(path);
-  if (!content) {
+size_t KernelSymbols::find(uint64_t vaddr) const {
+  auto it = std::upper_bound(addrs_.begin(), addrs_.end(), vaddr);
+  if (it == addrs_.begin()) return kNone;
+  size_t i = static_cast<size_t>(it - addrs_.begin()) - 1;
+  return vaddr - addrs_[i] < size(i) ? i : kNone;
+}
+
+std::string_view KernelSymbols::name(size_t i) const {
+  uint32_t pos = name_pos_[i];
+  // NUL-terminated: add() rejects names containing NUL bytes.
+  return std::string_view(blocks_[pos >> kBlockBits].get() + (pos & (kBlock - 1)));
+}
+
+void KernelSymbols::add(uint64_t addr, std::string_view name) {
+  if (name.empty() || name.size() >= kBlock || name.find('\0') != std::string_view::npos) return;
+  if (used_ + name.size() + 1 > kBlock) {
+    // 32-bit positions: 65536 blocks (4 GiB of names) is far beyond any kernel.
+    if (blocks_.size() >= (size_t{1} << (32 - kBlockBits))) return;
+    blocks_.push_back(std::make_unique<char[]>(kBlock));
+    used_ = 0;
+  }
+  char* p = blocks_.back().get() + used_;
+  std::memcpy(p, name.data(), name.size());
+  p[name.size()] = '\0';
+  addrs_.push_back(addr);
+  name_pos_.push_back(static_cast<uint32_t>(((blocks_.size() - 1) << kBlockBits) | used_));
+  used_ += name.size() + 1;
+}
+
+void KernelSymbols::finish() {
+  const size_t n = addrs_.size();
+  if (!std::is_sorted(addrs_.begin(), addrs_.end())) {
+    // Modules may come out of address order: sort a permutation, stable so
+    // that file order survives among aliases.
+    std::vector<uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return addrs_[a] < addrs_[b]; });
+    std::vector<uint64_t> a(n);
+    std::vector<uint32_t> p(n);
+    for (size_t i = 0; i < n; ++i) {
+      a[i] = addrs_[order[i]];
+      p[i] = name_pos_[order[i]];
+    }
+    addrs_ = std::move(a);
+    name_pos_ = std::move(p);
+  }
+  // One symbol per address: the last alias in file order wins (perf's rule
+  // for kallsyms), i.e. the last of each run of equal addresses.
+  size_t out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (out > 0 && addrs_[out - 1] == addrs_[i]) {
+      name_pos_[out - 1] = name_pos_[i];
+      continue;
+    }
+    addrs_[out] = addrs_[i];
+    name_pos_[out] = name_pos_[i];
+    ++out;
+  }
+  addrs_.resize(out);
+  name_pos_.resize(out);
+  addrs_.shrink_to_fit();
+  name_pos_.shrink_to_fit();
+}
+
+namespace {
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// The next space/tab-separated field of [p, end), advancing p past it.
+std::string_view take_field(const char*& p, const char* end) {
+  while (p < end && is_blank(*p)) ++p;
+  const char* b = p;
+  while (p < end && !is_blank(*p)) ++p;
+  return std::string_view(b, static_cast<size_t>(p - b));
+}
+
+}  // namespace
+
+bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<ModuleRange>& modules,
+                   std::string* reason, std::string* raw) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) {
     if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
     return false;
   }
-  text = std::move(*content);
   bool any_nonzero = false;
-  for_each_line(std::string_view(text), [&](std::string_view line) {
+  auto parse_line = [&](const char* p, const char* end) {
     uint64_t addr = 0;
-    std::string_view a = next_field(line), type = next_field(line), name = next_field(line);
-    std::string_view mod = next_field(line);
+    std::string_view a = take_field(p, end), type = take_field(p, end), name = take_field(p, end);
+    std::string_view mod = take_field(p, end);
     if (name.empty() || type.size() != 1 || !parse_hex(a, addr)) return;
     char t = type[0];
     if (t != 't' && t != 'T' && t != 'w' && t != 'W') return;
     if (addr == 0) return;
     any_nonzero = true;
-    table.add_view(addr, 0, name);
+    syms.add(addr, name);
     if (!mod.empty()) {
       if (!modules.empty() && modules.back().name == mod) {
         modules.back().start = std::min(modules.back().start, addr);
         modules.back().end = std::max(modules.back().end, addr + 1);
       } else {
-        modules.push_back({addr, addr + 1, mod});
+        modules.push_back({addr, addr + 1, std::string(mod)});
       }
     }
-  });
+  };
+  // Streamed in chunks; a line longer than the buffer is malformed (kallsyms
+  // names are at most 512 bytes) and skipped up to its newline.
+  constexpr size_t kBuf = 256 * 1024;
+  auto buf = std::make_unique<char[]>(kBuf);
+  size_t have = 0;        // bytes in buf, starting with a partial line
+  bool skipping = false;  // inside an over-long line
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf.get() + have, kBuf - have);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
+      return false;
+    }
+    if (raw) raw->append(buf.get() + have, static_cast<size_t>(n));
+    const char* p = buf.get();
+    const char* end = buf.get() + have + static_cast<size_t>(n);
+    for (;;) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+      if (!nl) break;
+      if (!skipping) parse_line(p, nl);
+      skipping = false;
+      p = nl + 1;
+    }
+    have = static_cast<size_t>(end - p);
+    if (n == 0) {
+      if (have > 0 && !skipping) parse_line(p, end);  // last line without a newline
+      break;
+    }
+    if (have == kBuf) {
+      skipping = true;
+      have = 0;
+    } else if (have > 0) {
+      std::memmove(buf.get(), p, have);
+    }
+  }
   if (!any_nonzero) {
     if (reason) *reason = fmt::format("{}: no usable addresses (hidden by kernel.kptr_restrict?)", path);
     return false;
   }
-  // kallsyms has no sizes: each symbol runs to the next one, capped so the
-  // last one before a hole does not absorb it.
-  table.finalize(1 << 20, SymbolTable::Aliases::kLastWins);
+  syms.finish();
   std::sort(modules.begin(), modules.end(), [](const auto& x, const auto& y) { return x.start < y.start; });
   return true;
 }

@@ -1,8 +1,10 @@
 // Text symbol sources that are not ELF files: /proc/kallsyms (kernel and
-// modules) and perf's JIT maps (/tmp/perf-PID.map). Names are views into
-// `text`, which the caller keeps alive next to the table.
+// modules) and perf's JIT maps (/tmp/perf-PID.map). Perf-map names are views
+// into `text`, which the caller keeps alive next to the table; kernel symbols
+// own their names (KernelSymbols).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,15 +18,54 @@ namespace sonde {
 
 struct ModuleRange {
   uint64_t start = 0;
-  uint64_t end = 0;       // one past the last symbol's start
-  std::string_view name;  // "[ext4]"
+  uint64_t end = 0;  // one past the last symbol's start
+  std::string name;  // "[ext4]"
 };
 
-// Parses kallsyms text symbols (t/T/w/W) into `table` (finalized). false and
+// The kernel's text symbols, compact: a report needs a few hundred of the
+// 100K+ kallsyms entries, so the table keeps only what a lookup needs: sorted
+// addresses (8 bytes each), one 4-byte name position each, and the names
+// NUL-terminated in 64 KiB blocks. Sizes are not stored: kallsyms has none,
+// each symbol runs to the next address, capped at kMaxGap.
+class KernelSymbols {
+ public:
+  static constexpr uint64_t kMaxGap = 1 << 20;
+  static constexpr size_t kNone = SIZE_MAX;
+
+  // Index of the symbol containing `vaddr`, or kNone.
+  size_t find(uint64_t vaddr) const;
+  uint64_t addr(size_t i) const { return addrs_[i]; }
+  uint64_t size(size_t i) const {
+    return i + 1 < addrs_.size() ? std::min(addrs_[i + 1] - addrs_[i], kMaxGap) : kMaxGap;
+  }
+  std::string_view name(size_t i) const;
+  size_t size() const { return addrs_.size(); }
+  bool empty() const { return addrs_.empty(); }
+
+  // Building (load_kallsyms): symbols in file order, then finish().
+  void add(uint64_t addr, std::string_view name);
+  // Sorts by address (kallsyms of the core kernel is already sorted: checked,
+  // not assumed) and keeps the last alias of each address in file order, as
+  // perf does.
+  void finish();
+
+ private:
+  static constexpr uint32_t kBlockBits = 16;
+  static constexpr size_t kBlock = size_t{1} << kBlockBits;
+  std::vector<uint64_t> addrs_;
+  std::vector<uint32_t> name_pos_;  // block << kBlockBits | offset in block
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  size_t used_ = kBlock;  // bytes used in the last block (full: none yet)
+};
+
+// Parses kallsyms text symbols (t/T/w/W) into `syms` (finished), streaming
+// the file so its text (5+ MB) is never held whole. When `raw` is given the
+// text is also appended there (for the build-id cache copy). false and
 // *reason when the file is unreadable or its addresses are hidden
-// (kptr_restrict shows zeros to unprivileged readers).
-bool load_kallsyms(const std::string& path, std::string& text, SymbolTable& table,
-                   std::vector<ModuleRange>& modules, std::string* reason);
+// (kptr_restrict shows zeros to unprivileged readers). Malformed lines are
+// skipped.
+bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<ModuleRange>& modules,
+                   std::string* reason, std::string* raw = nullptr);
 // The module whose symbols surround `addr`, or nullptr.
 const ModuleRange* find_module(const std::vector<ModuleRange>& modules, uint64_t addr);
 

@@ -40,8 +40,12 @@ struct Object {
   const ElfFile* dwarf_file = nullptr;  // has .debug_info
   std::string original_path;            // for .gnu_debuglink lookups
   SymbolTable table;
-  std::string text;                     // kallsyms / perf map contents (names point here)
+  std::string text;                     // perf map contents (names point here)
+  KernelSymbols ksyms;                  // kernel: its own compact table instead of `table`
   std::vector<ModuleRange> modules;     // kernel: address ranges of modules
+  // kernel: demangled names by symbol index, only for the symbols looked up
+  // (a per-symbol vector would cost 16 bytes for each of 100K+ symbols).
+  std::unordered_map<uint32_t, std::string_view> kernel_demangled;
   std::vector<std::string_view> demangled;  // per symbol, filled on first lookup
   std::unique_ptr<DwarfInfo> dwarf;
   bool dwarf_tried = false;
@@ -439,19 +443,20 @@ ObjectHandle Symbolizer::kernel(const BuildId& recorded) {
     impl_->note(o->info.note);
   } else {
     std::string why;
-    if (!load_kallsyms(*file, o->text, o->table, o->modules, &why)) {
+    std::string raw;  // the text, only when a cache copy is to be written
+    if (!load_kallsyms(*file, o->ksyms, o->modules, &why, save_copy ? &raw : nullptr)) {
       o->info.reason = Reason::kUnknown;
       o->info.note = why;
       impl_->note(why);
     }
     o->info.symbol_file = *file;
-    o->info.symbol_count = o->table.size();
+    o->info.symbol_count = o->ksyms.size();
     // Keep the text for the next run (and for perf, which reads the same
     // [kernel.kallsyms]/ID/kallsyms). Kernel addresses hidden by kptr_restrict
     // read as zeros: such a copy would be useless, so it is not kept.
-    if (save_copy && o->table.size() > 0 && o->text.find("0000000000000000 ") != 0) {
+    if (save_copy && o->ksyms.size() > 0 && raw.find("0000000000000000 ") != 0) {
       try {
-        impl_->cache->add_kallsyms_text(want, o->text);
+        impl_->cache->add_kallsyms_text(want, raw);
       } catch (const Error&) {
         // A read-only or full cache only costs the next run some time.
       }
@@ -488,13 +493,30 @@ ResolvedSymbol Symbolizer::lookup(ObjectHandle h, uint64_t offset) {
     return r;
   }
   auto addr = impl_->to_vaddr(o, offset);
+  if (o.info.kind == ObjectKind::kKernel) {
+    size_t i = addr ? o.ksyms.find(*addr) : KernelSymbols::kNone;
+    if (i == KernelSymbols::kNone) {
+      r.reason = Reason::kUnknown;
+      return r;
+    }
+    if (const ModuleRange* m = find_module(o.modules, *addr)) r.dso = m->name;
+    r.raw_name = o.ksyms.name(i);
+    r.name = r.raw_name;
+    if (impl_->opts.demangle) {
+      auto [it, fresh] = o.kernel_demangled.try_emplace(static_cast<uint32_t>(i));
+      if (fresh) it->second = impl_->demangle(r.raw_name);
+      r.name = it->second;
+    }
+    r.offset = *addr - o.ksyms.addr(i);
+    r.symbol_addr = o.ksyms.addr(i);
+    r.symbol_size = o.ksyms.size(i);
+    r.reason = Reason::kNone;
+    return r;
+  }
   const TableSymbol* s = addr ? o.table.find(*addr) : nullptr;
   if (!s) {
     r.reason = Reason::kUnknown;
     return r;
-  }
-  if (o.info.kind == ObjectKind::kKernel) {
-    if (const ModuleRange* m = find_module(o.modules, *addr)) r.dso = m->name;
   }
   r.raw_name = s->name;
   r.name = impl_->symbol_name(o, s);
