@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <cstdarg>
 #include <cstring>
+#include <algorithm>
 #include <utility>
+#include <vector>
 #include <mutex>
 
 #include "probe/sdt_bpf_obj.h"  // generated: sdt_bpf_o[], sdt_bpf_o_len
@@ -68,7 +70,7 @@ int map_fd(bpf_object* obj, const char* name) {
 
 }  // namespace
 
-SdtBpf::SdtBpf() {
+SdtBpf::SdtBpf(uint32_t site_capacity) : site_capacity_(std::max<uint32_t>(site_capacity, 1)) {
   libbpf_set_print(libbpf_log);
   {
     std::lock_guard lk(g_log_mu);
@@ -83,6 +85,7 @@ SdtBpf::SdtBpf() {
   // with the uprobe_multi expected attach type, which is what the kernel wants.
   bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
   bpf_program__set_expected_attach_type(prog, static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
+  if (bpf_map* sites = bpf_object__find_map_by_name(obj_, "sites")) bpf_map__set_max_entries(sites, site_capacity_);
   if (bpf_object__load(obj_) != 0) {
     int err = errno;
     std::string why = last_log_line();
@@ -146,9 +149,16 @@ void SdtBpf::set_output(int cpu, int perf_fd) {
     throw_runtime("sdt: cannot connect the bpf-output event of CPU {}: {}", cpu, errno_text(errno));
 }
 
-void SdtBpf::set_site(uint32_t cookie, const sonde_sdt_site_spec& spec) {
-  if (bpf_map_update_elem(sites_fd_, &cookie, &spec, BPF_ANY) != 0)
-    throw_runtime("sdt: cannot store probe site {}: {}", cookie, errno_text(errno));
+void SdtBpf::set_sites(uint32_t first, std::span<const sonde_sdt_site_spec> specs) {
+  if (specs.empty()) return;
+  uint32_t n = static_cast<uint32_t>(specs.size());
+  if (first > site_capacity_ || n > site_capacity_ - first)
+    throw_runtime("sdt: no room for {} more probe sites (table of {})", n, site_capacity_);
+  std::vector<uint32_t> keys(n);
+  for (uint32_t i = 0; i < n; ++i) keys[i] = first + i;
+  uint32_t count = n;
+  if (bpf_map_update_batch(sites_fd_, keys.data(), specs.data(), &count, nullptr) != 0 || count != n)
+    throw_runtime("sdt: cannot store {} probe sites: {}", n, errno_text(errno));
 }
 
 UniqueFd SdtBpf::attach(const std::string& path, std::span<const uint64_t> offsets,

@@ -41,9 +41,10 @@ inline constexpr uint32_t kBpfLinkTypeUprobeMulti = 12;
 
 class SdtBpf {
  public:
-  // Loads the program and creates its maps. Throws sonde::Error (runtime)
-  // with the kernel's reason when BPF is unavailable.
-  SdtBpf();
+  // Loads the program and creates its maps, with room for `site_capacity`
+  // site recipes. Throws sonde::Error (runtime) with the kernel's reason
+  // when BPF is unavailable.
+  explicit SdtBpf(uint32_t site_capacity);
   ~SdtBpf();
   SdtBpf(const SdtBpf&) = delete;
   SdtBpf& operator=(const SdtBpf&) = delete;
@@ -58,7 +59,10 @@ class SdtBpf {
   void remove_tgid(pid_t tgid);
   // The bpf-output perf event of `cpu` (PERF_EVENT_ARRAY slot = CPU number).
   void set_output(int cpu, int perf_fd);
-  void set_site(uint32_t cookie, const sonde_sdt_site_spec& spec);
+  // Stores the recipes of cookies first .. first + specs.size() - 1 (one
+  // batch update).
+  void set_sites(uint32_t first, std::span<const sonde_sdt_site_spec> specs);
+  uint32_t site_capacity() const { return site_capacity_; }
 
   // One uprobe_multi link for `path`: all arrays have the same length.
   // ref_ctr_offsets entries are 0 for sites without a semaphore.
@@ -69,6 +73,7 @@ class SdtBpf {
   bpf_object* obj_ = nullptr;
   int prog_fd_ = -1, fork_prog_fd_ = -1, exit_prog_fd_ = -1;
   std::vector<UniqueFd> fork_links_;  // raw tracepoint links of the fork follower
+  uint32_t site_capacity_ = 0;
   int events_fd_ = -1, sites_fd_ = -1, tgids_fd_ = -1, config_fd_ = -1;
 };
 

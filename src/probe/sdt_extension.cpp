@@ -258,7 +258,11 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
       throw_runtime("sdt: recording SDT probes needs BPF uprobe_multi links (Linux 6.6 or later); "
                     "this kernel is older");
     auto t0 = Clock::now();
-    bpf_ = std::make_unique<SdtBpf>();
+    // Room for the sites attached now and for libraries dlopen'ed later
+    // (at least as many again, at least 2048): an array, preallocated.
+    size_t n_picked = 0;
+    for (const auto& [path, sites] : picked) n_picked += sites.size();
+    bpf_ = std::make_unique<SdtBpf>(static_cast<uint32_t>(n_picked + std::max<size_t>(n_picked, 2048)));
     auto t_load = Clock::now();
     std::vector<int> cpus = target.cpus;
     if (cpus.empty())
@@ -309,12 +313,15 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
 }
 
 void SdtExtension::add_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked) {
+  std::vector<sonde_sdt_site_spec> specs;
+  specs.reserve(picked.size());
+  uint32_t first = static_cast<uint32_t>(sites_.size());
   for (const SdtSite* s : picked) {
-    Site site{file.path, *s, probe_index(s->full_name())};
-    uint32_t cookie = static_cast<uint32_t>(sites_.size());
-    bpf_->set_site(cookie, to_spec(*s, site.probe));
-    sites_.push_back(std::move(site));
+    uint32_t probe = probe_index(s->full_name());
+    specs.push_back(to_spec(*s, probe));
   }
+  bpf_->set_sites(first, specs);  // throws when the table is full: nothing added
+  for (const SdtSite* s : picked) sites_.push_back({file.path, *s, probe_index(s->full_name())});
 }
 
 void SdtExtension::attach_file(const std::string& path, size_t first) {
