@@ -76,6 +76,51 @@ TEST(KernelSymbols, AnotherKernelResolvesFromItsCachedKallsyms) {
   EXPECT_EQ(s.lookup(h, addr + 3).name, "schedule");
 }
 
+TEST(KernelSymbols, MalformedAndUnsortedCachedKallsymsAreSkippedNotFatal) {
+  // A cached kallsyms is untrusted input: bad lines are skipped, module lines
+  // may come out of address order, and the last alias of an address wins.
+  std::string text =
+      "ffffffff81000000 T _stext\n"
+      "ffffffff81000000 T startup_64\n"
+      "ffffffff81000100 t second\n"
+      "garbage\n"
+      "ffffffff81000200\n"
+      "zzzz T bad_hex\n"
+      "ffffffff81000300 TT bad_type\n"
+      "ffffffff81000400 D data_symbol\n"
+      "ffffffffc0001000 t mod_b_fn\t[mod_b]\n"
+      "ffffffffc0000000 t mod_a_fn\t[mod_a]\n" +
+      std::string(300000, 'x') + "\n" +  // longer than the read buffer
+      "ffffffff81000500 W weak_one\n" + std::string("ffffffff81000600 T nul\0name\n", 28) +
+      "ffffffffc0002000 t last_fn [mod_b]";  // no final newline
+  TempDir t;
+  BuildId other = *BuildId::from_hex("0123456789abcdef0123456789abcdef01234567");
+  BuildIdCache cache(t / "cache");
+  cache.add_kallsyms_text(other, text);
+  SymbolizerOptions o;
+  o.cache_root = t / "cache";
+  Symbolizer s(o);
+  ObjectHandle h = s.kernel(other);
+  ASSERT_EQ(s.info(h).source, "cache");
+  EXPECT_EQ(s.info(h).symbol_count, 6u);
+  ResolvedSymbol a = s.lookup(h, 0xffffffff81000010);
+  EXPECT_EQ(a.name, "startup_64");
+  EXPECT_EQ(a.offset, 0x10u);
+  EXPECT_EQ(a.symbol_size, 0x100u);
+  EXPECT_EQ(s.lookup(h, 0xffffffff81000450).name, "second");  // data symbols are not text
+  EXPECT_EQ(s.lookup(h, 0xffffffff81000600).name, "weak_one");
+  EXPECT_EQ(s.lookup(h, 0xffffffff81000600).dso, "[kernel.kallsyms]");
+  ResolvedSymbol ma = s.lookup(h, 0xffffffffc0000010);
+  EXPECT_EQ(ma.name, "mod_a_fn");
+  EXPECT_EQ(ma.dso, "[mod_a]");
+  EXPECT_EQ(s.lookup(h, 0xffffffffc0001010).name, "mod_b_fn");
+  EXPECT_EQ(s.lookup(h, 0xffffffffc0001010).dso, "[mod_b]");
+  ResolvedSymbol last = s.lookup(h, 0xffffffffc0002004);
+  EXPECT_EQ(last.name, "last_fn");
+  EXPECT_EQ(last.dso, "[mod_b]");
+  EXPECT_EQ(s.lookup(h, 0xffffffff80000000).reason, Reason::kUnknown);
+}
+
 TEST(JitSymbols, ResolveFromPerfMap) {
   TempDir t;
   std::ofstream(t / "perf-4242.map") << "7f0000001000 100 jit_one\n"
