@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -55,14 +56,38 @@ size_t KernelSymbols::find(uint64_t vaddr) const {
   return vaddr - addrs_[i] < size(i) ? i : kNone;
 }
 
-std::string_view KernelSymbols::name(size_t i) const {
+std::string_view KernelSymbols::name(size_t i) {
   uint32_t pos = name_pos_[i];
+  if (file_) {
+    auto [it, fresh] = read_.try_emplace(static_cast<uint32_t>(i));
+    if (!fresh) return it->second;
+    // The name ends at the first blank or newline, as when it was parsed. A
+    // file changed in place since (the cache writes by rename, so only by
+    // hand) yields a wrong or empty name, never a read out of bounds.
+    char buf[kMaxName];
+    ssize_t n = -1;
+    do {
+      n = ::pread(file_.get(), buf, sizeof buf, static_cast<off_t>(pos));
+    } while (n < 0 && errno == EINTR);
+    size_t len = 0;
+    while (n > 0 && len < static_cast<size_t>(n) && buf[len] != ' ' && buf[len] != '\t' && buf[len] != '\n' &&
+           buf[len] != '\0')
+      ++len;
+    it->second = read_names_.add(std::string_view(buf, len));
+    return it->second;
+  }
   // NUL-terminated: add() rejects names containing NUL bytes.
   return std::string_view(blocks_[pos >> kBlockBits].get() + (pos & (kBlock - 1)));
 }
 
-void KernelSymbols::add(uint64_t addr, std::string_view name) {
-  if (name.empty() || name.size() >= kBlock || name.find('\0') != std::string_view::npos) return;
+void KernelSymbols::add(uint64_t addr, std::string_view name, uint64_t file_offset) {
+  if (name.empty() || name.size() > kMaxName || name.find('\0') != std::string_view::npos) return;
+  if (file_) {
+    if (file_offset > UINT32_MAX) return;  // a 4 GiB kallsyms is not a kallsyms
+    addrs_.push_back(addr);
+    name_pos_.push_back(static_cast<uint32_t>(file_offset));
+    return;
+  }
   if (used_ + name.size() + 1 > kBlock) {
     // 32-bit positions: 65536 blocks (4 GiB of names) is far beyond any kernel.
     if (blocks_.size() >= (size_t{1} << (32 - kBlockBits))) return;
@@ -133,7 +158,18 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
     if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
     return false;
   }
+  // Names stay in the file when it cannot change under us: a regular file
+  // with a size (procfs files report 0), and not one whose text is wanted.
+  struct stat st {};
+  if (!raw && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    // The same open file (not a second open(), which could find a newer
+    // file under the name); pread does not care about the shared position.
+    UniqueFd names(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+    if (names) syms.names_in(std::move(names));
+  }
   bool any_nonzero = false;
+  uint64_t file_pos = 0;  // bytes read so far: the file offset of the buffer's end
+  const char* buf_end = nullptr;
   auto parse_line = [&](const char* p, const char* end) {
     uint64_t addr = 0;
     std::string_view a = take_field(p, end), type = take_field(p, end), name = take_field(p, end);
@@ -143,7 +179,7 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
     if (t != 't' && t != 'T' && t != 'w' && t != 'W') return;
     if (addr == 0) return;
     any_nonzero = true;
-    syms.add(addr, name);
+    syms.add(addr, name, file_pos - static_cast<uint64_t>(buf_end - name.data()));
     if (!mod.empty()) {
       if (!modules.empty() && modules.back().name == mod) {
         modules.back().start = std::min(modules.back().start, addr);
@@ -167,8 +203,10 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
       return false;
     }
     if (raw) raw->append(buf.get() + have, static_cast<size_t>(n));
+    file_pos += static_cast<uint64_t>(n);
     const char* p = buf.get();
     const char* end = buf.get() + have + static_cast<size_t>(n);
+    buf_end = end;
     for (;;) {
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
       if (!nl) break;

@@ -9,10 +9,13 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "elf/elf_file.h"
+#include "elf/string_arena.h"
 #include "elf/symbol_table.h"
+#include "util/fd.h"
 
 namespace sonde {
 
@@ -24,9 +27,13 @@ struct ModuleRange {
 
 // The kernel's text symbols, compact: a report needs a few hundred of the
 // 100K+ kallsyms entries, so the table keeps only what a lookup needs: sorted
-// addresses (8 bytes each), one 4-byte name position each, and the names
-// NUL-terminated in 64 KiB blocks. Sizes are not stored: kallsyms has none,
-// each symbol runs to the next address, capped at kMaxGap.
+// addresses (8 bytes each) and one 4-byte name position each. Names stay in
+// the file when it is a regular file (the build-id cache copy; an open
+// descriptor keeps that inode even if the cache entry is replaced) and are
+// read on first use; otherwise (/proc/kallsyms, whose text the kernel
+// regenerates on each read) they are copied NUL-terminated into 64 KiB
+// blocks. Sizes are not stored: kallsyms has none, each symbol runs to the
+// next address, capped at kMaxGap.
 class KernelSymbols {
  public:
   static constexpr uint64_t kMaxGap = 1 << 20;
@@ -38,12 +45,19 @@ class KernelSymbols {
   uint64_t size(size_t i) const {
     return i + 1 < addrs_.size() ? std::min(addrs_[i + 1] - addrs_[i], kMaxGap) : kMaxGap;
   }
-  std::string_view name(size_t i) const;
+  // Not const: a name left in the file is read (and kept) on first use.
+  std::string_view name(size_t i);
   size_t size() const { return addrs_.size(); }
   bool empty() const { return addrs_.empty(); }
 
-  // Building (load_kallsyms): symbols in file order, then finish().
-  void add(uint64_t addr, std::string_view name);
+  // kallsyms names are at most 512 bytes (KSYM_NAME_LEN); longer ones are
+  // malformed and skipped in both modes.
+  static constexpr size_t kMaxName = 1024;
+
+  // Building (load_kallsyms): optionally names_in(fd) first, then symbols in
+  // file order (`file_offset`: where the name starts), then finish().
+  void names_in(UniqueFd fd) { file_ = std::move(fd); }
+  void add(uint64_t addr, std::string_view name, uint64_t file_offset);
   // Sorts by address (kallsyms of the core kernel is already sorted: checked,
   // not assumed) and keeps the last alias of each address in file order, as
   // perf does.
@@ -53,9 +67,13 @@ class KernelSymbols {
   static constexpr uint32_t kBlockBits = 16;
   static constexpr size_t kBlock = size_t{1} << kBlockBits;
   std::vector<uint64_t> addrs_;
-  std::vector<uint32_t> name_pos_;  // block << kBlockBits | offset in block
+  // In memory: block << kBlockBits | offset in block. In the file: offset.
+  std::vector<uint32_t> name_pos_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t used_ = kBlock;  // bytes used in the last block (full: none yet)
+  UniqueFd file_;         // valid: names are read from here
+  std::unordered_map<uint32_t, std::string_view> read_;  // file mode: index -> name
+  StringArena read_names_;
 };
 
 // Parses kallsyms text symbols (t/T/w/W) into `syms` (finished), streaming
