@@ -174,3 +174,15 @@ TEST(ReportErrors, BadOptionsAreUsageErrors) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
 }
+
+// The mission's pipeline: nothing is patched at the end, so a report can read
+// the recorder's stdout as it is written.
+TEST(ReportPipe, RecordToStdoutPipedIntoReport) {
+  auto r = sh(sonde_bin() + " record -q -N -g -o - -- " + demo_bin() + " 0.3 2>/dev/null | " + sonde_bin() +
+              " report --no-children --format json -i -");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["events"].empty());
+  EXPECT_GT(j["events"][0]["samples"].get<uint64_t>(), 50u);
+  EXPECT_EQ(j["events"][0]["entries"][0]["sym"], "compute_primes") << r.out;
+}
