@@ -2,8 +2,10 @@
 # SDT benchmark: sonde vs perf 6.1 on a generated binary with 1000 probes
 # (tests/fixtures/sdt_many.c).
 #   1. listing: `sonde sdt list BIN`  vs  `perf buildid-cache --add BIN` + `perf list sdt`
-#   2. setting up the probes: sonde (one uprobe_multi link, in `sonde record`)
-#      vs `perf probe` (one tracefs uprobe event per site)
+#   2. setting up N probes (N = 1000 and 100): sonde's attach time (BPF load,
+#      site table, one uprobe_multi link: the extension's own figure, printed
+#      with SONDE_SDT_TIMING=1) vs `perf probe` defining the same N probes
+#      (one tracefs uprobe event per site)
 # perf always runs with a scratch --buildid-dir; its probes are deleted by
 # their exact group (sdt_many) on every way out.
 # Usage: bench/sdt.sh [SONDE_BIN] [--write-docs]   (root, tracefs mounted)
@@ -28,29 +30,42 @@ bin=$scratch/many
 gcc -O2 -o "$bin" "$here/tests/fixtures/sdt_many.c"
 sites=$(readelf -n "$bin" | grep -c 'Provider: many')
 
-now() { date +%s%N; }
+# Wall clock in ns without forking date(1) (a fork+exec costs ~1-2 ms,
+# which used to be counted in every sonde figure).
+now() { local t=${EPOCHREALTIME/./}; echo $((10#$t * 1000)); }
 # median of $runs runs of a command, in ms
 time_ms() {
   local samples=()
   for ((i = 0; i < runs; i++)); do
-    local t0; t0=$(now)
+    local t0=${EPOCHREALTIME/./}
     "$@" >/dev/null 2>&1
-    samples+=($(( ($(now) - t0) / 1000 )))
+    local t1=${EPOCHREALTIME/./}
+    samples+=($((10#$t1 - 10#$t0)))
   done
   printf '%s\n' "${samples[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}'
 }
+# median of numbers (ms) given as arguments
+med_ms() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}'; }
 
 perf_list() {
   rm -rf "$scratch/perfcache"
   perf --buildid-dir "$scratch/perfcache" buildid-cache --add "$bin"
   perf --buildid-dir "$scratch/perfcache" list sdt
 }
-sonde_list() { "$sonde" sdt list "$bin" --buildid-dir "$scratch/sondecache"; }
+# Cold: an empty cache every run, as perf above (scan the ELF notes, write
+# the cache, print). Warm: the binary is cached already (both tools).
+sonde_list() { rm -rf "$scratch/sondecold"; "$sonde" sdt list "$bin" --buildid-dir "$scratch/sondecold"; }
+sonde_list_warm() { "$sonde" sdt list "$bin" --buildid-dir "$scratch/sondecache"; }
+perf_list_warm() { perf --buildid-dir "$scratch/perfwarm" list sdt; }
+perf --buildid-dir "$scratch/perfwarm" buildid-cache --add "$bin" >/dev/null 2>&1
 
 n_sonde=$(sonde_list | wc -l)
 n_perf=$(perf_list 2>/dev/null | grep -c 'sdt_many:' || true)
+sonde_list_warm >/dev/null
 t_sonde_list=$(time_ms sonde_list)
 t_perf_list=$(time_ms perf_list)
+t_sonde_list_warm=$(time_ms sonde_list_warm)
+t_perf_list_warm=$(time_ms perf_list_warm)
 
 # Setting up every probe. sonde: a whole `sonde record` of /bin/true with all
 # 1000 probes pinned (@BIN), i.e. BPF load + link create + teardown + the
@@ -59,6 +74,26 @@ sonde_rec() { SONDE_BUILDID_DIR=$scratch/sondecache "$sonde" record -q -e "%many
 sonde_rec_base() { "$sonde" record -q -e cpu-clock -o "$scratch/out0.data" -- /bin/true; }
 t_sonde_rec=$(time_ms sonde_rec)
 t_sonde_base=$(time_ms sonde_rec_base)
+# The extension's own setup of N probes, from its SONDE_SDT_TIMING line:
+# "attach X ms (bpf load A, ..., uprobe_multi links L); detach Y ms".
+# Sets attach_N / detach_N / load_N / link_N (medians of $runs runs).
+sonde_attach() {  # $1 = N, $2 = spec
+  local a=() d=() l=() k=() line
+  for ((i = 0; i < runs; i++)); do
+    line=$(SONDE_SDT_TIMING=1 SONDE_BUILDID_DIR=$scratch/sondecache "$sonde" record -q -N -e "$2" \
+             -o "$scratch/outN.data" -- /bin/true 2>&1 >/dev/null | grep 'sdt timing' || true)
+    a+=($(sed -n 's/.* attach \([0-9.]*\) ms.*/\1/p' <<<"$line"))
+    d+=($(sed -n 's/.* detach \([0-9.]*\) ms.*/\1/p' <<<"$line"))
+    l+=($(sed -n 's/.*bpf load \([0-9.]*\),.*/\1/p' <<<"$line"))
+    k+=($(sed -n 's/.*uprobe_multi links \([0-9.]*\)).*/\1/p' <<<"$line"))
+  done
+  printf -v "attach_$1" '%s' "$(med_ms "${a[@]}")"
+  printf -v "detach_$1" '%s' "$(med_ms "${d[@]}")"
+  printf -v "load_$1" '%s' "$(med_ms "${l[@]}")"
+  printf -v "link_$1" '%s' "$(med_ms "${k[@]}")"
+}
+sonde_attach 1000 "%many:*@$bin"
+sonde_attach 100 "%many:p0*@$bin"
 # The extension's own attach/detach figures (GoogleTest scale test), if built.
 scale=""
 tp=$(dirname "$(dirname "$sonde")")/tests/probe/test_probe
@@ -68,8 +103,8 @@ fi
 
 # perf: define the probes (perf probe), then delete them. --max-probes is
 # raised: perf refuses more than 128 sites by default.
-perf_probe_add() {
-  perf --buildid-dir "$scratch/perfcache" probe -q --max-probes 4096 -x "$bin" -a 'sdt_many:*'
+perf_probe_add() {  # $1 = event glob
+  perf --buildid-dir "$scratch/perfcache" probe -q --max-probes 4096 -x "$bin" -a "sdt_many:${1:-*}"
 }
 perf_probe_del() { perf probe -q -d 'sdt_many:*'; }
 perf --buildid-dir "$scratch/perfcache" buildid-cache --add "$bin" >/dev/null 2>&1
@@ -77,7 +112,7 @@ t_perf_add_samples=()
 t_perf_del_samples=()
 perf_events=0
 perf_ok=yes
-for ((i = 0; i < 3; i++)); do
+for ((i = 0; i < runs; i++)); do
   t0=$(now)
   if ! perf_probe_add >"$scratch/perf_probe.log" 2>&1; then perf_ok="no: $(tail -1 "$scratch/perf_probe.log")"; fi
   t1=$(now)
@@ -90,6 +125,18 @@ done
 med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}'; }
 t_perf_add=$(med "${t_perf_add_samples[@]}")
 t_perf_del=$(med "${t_perf_del_samples[@]}")
+# The same for 100 of the probes (p000..p099).
+t_perf_add100_samples=()
+perf_events100=0
+for ((i = 0; i < runs; i++)); do
+  t0=$(now)
+  perf_probe_add 'p0*' >/dev/null 2>&1 || true
+  t1=$(now)
+  perf_events100=$(grep -c '^p:sdt_many/' /sys/kernel/tracing/uprobe_events || true)
+  perf_probe_del >/dev/null 2>&1 || true
+  t_perf_add100_samples+=($(( (t1 - t0) / 1000 )))
+done
+t_perf_add100=$(med "${t_perf_add100_samples[@]}")
 # The whole perf route for recording, on 100 of the probes (p000..p099):
 # define, `perf record` (one tracefs event per site, opened per CPU), delete.
 # Closing uprobe perf events is what costs (~80 ms each, serialized).
@@ -106,23 +153,30 @@ t_sonde_rec100=$(time_ms sonde_record_100)
 t_sonde_version=$(time_ms "$sonde" --version)
 left=$(grep -c '^p:sdt_many/' /sys/kernel/tracing/uprobe_events || true)
 
+ratio() { awk "BEGIN{printf \"%.1fx\", $1/$2}"; }
 report=$(cat <<EOT
 ## SDT
 
 \`bench/sdt.sh\` on $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d): a generated binary with $sites probe sites
-(\`tests/fixtures/sdt_many.c\`), median of $runs runs (perf probe: 3). perf $(perf version 2>/dev/null | awk '{print $3}') with a scratch \`--buildid-dir\`.
+(\`tests/fixtures/sdt_many.c\`), median of $runs runs. perf $(perf version 2>/dev/null | awk '{print $3}') with a scratch \`--buildid-dir\`.
+Times are wall clock from bash's \`EPOCHREALTIME\` (no fork per measurement).
 
 | task | sonde | perf | ratio |
 |---|---|---|---|
-| list the probes (\`sonde sdt list BIN\` vs \`perf buildid-cache --add\` + \`perf list sdt\`) | $t_sonde_list ms ($n_sonde sites) | $t_perf_list ms ($n_perf names) | $(awk "BEGIN{printf \"%.1fx\", $t_perf_list/$t_sonde_list}") |
-| set up all probes (sonde: whole \`sonde record -e '%many:*@BIN' -- /bin/true\`, attach + detach included; perf: \`perf probe -x BIN 'sdt_many:*'\`, definition only) | $t_sonde_rec ms (record without probes: $t_sonde_base ms) | $t_perf_add ms ($perf_events events; ok: $perf_ok) | $(awk "BEGIN{printf \"%.1fx\", $t_perf_add/$t_sonde_rec}") |
-| remove them (perf: \`perf probe -d 'sdt_many:*'\`; sonde: part of the row above) | — | $t_perf_del ms | |
+| list the probes, cold (\`sonde sdt list BIN\` with an empty cache vs \`perf buildid-cache --add\` + \`perf list sdt\`) | $t_sonde_list ms ($n_sonde sites) | $t_perf_list ms ($n_perf names) | $(ratio $t_perf_list $t_sonde_list) |
+| list the probes, warm (binary already cached; perf: \`perf list sdt\` alone) | $t_sonde_list_warm ms | $t_perf_list_warm ms | $(ratio $t_perf_list_warm $t_sonde_list_warm) |
+| set up 1000 probes (sonde: attach = BPF load + site table + one uprobe_multi link, \`SONDE_SDT_TIMING\`; perf: \`perf probe -x BIN 'sdt_many:*'\`) | $attach_1000 ms (BPF load $load_1000, link $link_1000) | $t_perf_add ms ($perf_events events; ok: $perf_ok) | $(ratio $t_perf_add $attach_1000) |
+| set up 100 probes (\`p0*\`, same measures) | $attach_100 ms (BPF load $load_100, link $link_100) | $t_perf_add100 ms ($perf_events100 events) | $(ratio $t_perf_add100 $attach_100) |
+| remove them (sonde: closing the link; perf: \`perf probe -d 'sdt_many:*'\`) | $detach_1000 ms (100: $detach_100 ms) | $t_perf_del ms | $(ratio $t_perf_del $detach_1000) |
+| whole \`sonde record -e '%many:*@BIN' -- /bin/true\` (attach + detach + recorder) | $t_sonde_rec ms (same record without probes: $t_sonde_base ms) | — | |
 | record 100 of the probes end to end (define, record \`BIN 1\`, tear down, delete) | $t_sonde_rec100 ms | $t_perf_rec100 ms | $(awk "BEGIN{printf \"%.0fx\", $t_perf_rec100/$t_sonde_rec100}") |
 
-\`sonde --version\` alone takes $t_sonde_version ms here (process start-up: the binary loads ~40 shared
-libraries), which is most of sonde's listing time.
+\`sonde --version\` alone takes $t_sonde_version ms here (process start-up), most of sonde's listing time.
+sonde's link creation is mostly one RCU grace period (the kernel's uprobe_register takes the
+\`dup_mmap_sem\` percpu rw-semaphore for writing), so it varies with the machine's load; its
+teardown waits for RCU-tasks-trace and SRCU grace periods.
 
-Extension-level figures (attach = BPF load + site map + one uprobe_multi link; detach = closing it): ${scale:-not measured (tests/probe/test_probe not built)}.
+Extension-level figures from the GoogleTest scale test (records \`many 2\`): ${scale:-not measured (tests/probe/test_probe not built)}.
 perf probes left after the run: $left. perf only *defines* tracefs events here; recording them adds one
 perf event per site and CPU, each costing ~80 ms to release (docs/sdt.md).
 EOT

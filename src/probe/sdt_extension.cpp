@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "probe/sdt_abi.h"
 #include "probe/sdt_bpf.h"
@@ -79,6 +80,9 @@ std::string candidates_text(const std::map<std::string, std::set<std::string>>& 
 
 SdtExtension::SdtExtension(std::vector<std::string> specs, std::string cache_root) : cache_(std::move(cache_root)) {
   for (const auto& s : specs) specs_.push_back(parse_probe_spec(s));
+  // The first uprobe registration waits for an RCU grace period; let a
+  // throw-away one wait while the recorder sets up (see warm_up_uprobes).
+  if (!specs_.empty() && uprobe_multi_supported()) warm_up_ = std::thread([this] { warm_link_ = warm_up_uprobes(); });
 }
 
 SdtExtension::~SdtExtension() { stop(); }
@@ -136,6 +140,7 @@ std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget
 
 void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_attr& base) {
   if (specs_.empty()) return;
+  auto t_begin = Clock::now();
   try {
     auto objects = target_objects(target);
     std::vector<const SdtFile*> target_files;
@@ -301,7 +306,10 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
       seen_paths_.insert(path);
     }
     auto t_end = Clock::now();
-    attach_seconds_ = std::chrono::duration<double>(t_end - t0).count();
+    finish_warm_up();
+    // From the start of prepare(): spec resolution and ELF/cache reads too.
+    attach_seconds_ = std::chrono::duration<double>(t_end - t_begin).count();
+    timing_.resolve = std::chrono::duration<double>(t0 - t_begin).count();
     timing_.load = std::chrono::duration<double>(t_load - t0).count();
     timing_.outputs = std::chrono::duration<double>(t_outputs - t_load).count();
     timing_.forks = std::chrono::duration<double>(t_forks - t_outputs).count();
@@ -430,8 +438,18 @@ void SdtExtension::on_exec_mapping(pid_t pid, const std::string& path, const Bui
   }
 }
 
+void SdtExtension::finish_warm_up() {
+  if (warm_up_.joinable()) warm_up_.join();
+  // Closing a uprobe link waits for grace periods (~20 ms): not here.
+  if (warm_link_ >= 0 && !closer_.joinable()) closer_ = std::thread([fd = std::exchange(warm_link_, -1)] { ::close(fd); });
+}
+
 void SdtExtension::stop() {
-  if (stopped_) return;
+  finish_warm_up();
+  if (stopped_) {
+    if (closer_.joinable()) closer_.join();
+    return;
+  }
   stopped_ = true;
   auto t0 = Clock::now();
   link_count_ = links_.size();
@@ -445,15 +463,16 @@ void SdtExtension::stop() {
   links_.clear();
   outputs_.clear();
   bpf_.reset();
+  if (closer_.joinable()) closer_.join();  // in parallel with the closes above
   detach_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
   // For benchmarks (bench/sdt.sh): the extension's own setup and teardown,
   // without the recorder around it.
   const char* want = std::getenv("SONDE_SDT_TIMING");
   if (want && *want && *want != '0' && attach_seconds_ > 0)
     std::fprintf(stderr,
-                 "sonde: sdt timing: %zu sites, %zu links: attach %.2f ms (bpf load %.2f, outputs %.2f, "
+                 "sonde: sdt timing: %zu sites, %zu links: attach %.2f ms (resolve %.2f, bpf load %.2f, outputs %.2f, "
                  "fork follower %.2f, site table %.2f, uprobe_multi links %.2f); detach %.2f ms\n",
-                 sites_.size(), link_count_, attach_seconds_ * 1e3, timing_.load * 1e3, timing_.outputs * 1e3,
+                 sites_.size(), link_count_, attach_seconds_ * 1e3, timing_.resolve * 1e3, timing_.load * 1e3, timing_.outputs * 1e3,
                  timing_.forks * 1e3, timing_.sites * 1e3, timing_.links * 1e3, detach_seconds_ * 1e3);
 }
 
