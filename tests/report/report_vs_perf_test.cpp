@@ -99,7 +99,7 @@ TEST_F(DemoRecording, SelfTableMatchesPerfReport) {
 TEST(PerfFileRecording, ChildrenTableMatchesPerfReport) {
   TempDir dir;
   std::string path = dir / "perf.data";
-  auto rec = sh("perf record -q -g -F 2000 -o " + path + " -- " + demo_bin() + " 0.5 2>&1");
+  auto rec = sh("perf record -q -N -g -F 2000 -o " + path + " -- " + demo_bin() + " 0.5 2>&1");
   ASSERT_EQ(rec.exit_code, 0) << rec.out;
   auto perf = sh("perf report --stdio --children -i " + path + " 2>/dev/null");
   auto ours = run({sonde_bin(), "report", "--format", "json", "-i", path});

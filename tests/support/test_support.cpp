@@ -13,6 +13,18 @@
 
 namespace sonde::test {
 
+namespace {
+// Every sonde command a test runs keeps binaries in the build-id cache
+// unless told otherwise: point it into the build tree so the suite never
+// grows the real ~/.debug (a test that wants its own cache sets its own).
+const bool kPrivateBuildIdCache = [] {
+  std::string dir = std::string(SONDE_TEST_TMP) + "/buildid-cache";
+  std::filesystem::create_directories(dir);
+  setenv("SONDE_BUILDID_DIR", dir.c_str(), 0);
+  return true;
+}();
+}  // namespace
+
 RunResult run(const std::vector<std::string>& argv, const std::string& input) {
   RunResult res;
   int in_pipe[2], out_pipe[2], err_pipe[2];
