@@ -50,10 +50,18 @@ void for_each_line(std::string_view text, F&& f) {
 }  // namespace
 
 size_t KernelSymbols::find(uint64_t vaddr) const {
-  auto it = std::upper_bound(addrs_.begin(), addrs_.end(), vaddr);
-  if (it == addrs_.begin()) return kNone;
-  size_t i = static_cast<size_t>(it - addrs_.begin()) - 1;
-  return vaddr - addrs_[i] < size(i) ? i : kNone;
+  size_t after = 0;  // symbols starting at or below vaddr
+  if (narrow_) {
+    if (vaddr < base_) return kNone;
+    // Past the 32-bit range: the last symbol, which the size check rejects.
+    uint32_t key = static_cast<uint32_t>(std::min<uint64_t>(vaddr - base_, UINT32_MAX));
+    after = static_cast<size_t>(std::upper_bound(lo_.begin(), lo_.end(), key) - lo_.begin());
+  } else {
+    after = static_cast<size_t>(std::upper_bound(addrs_.begin(), addrs_.end(), vaddr) - addrs_.begin());
+  }
+  if (after == 0) return kNone;
+  size_t i = after - 1;
+  return vaddr - addr(i) < size(i) ? i : kNone;
 }
 
 std::string_view KernelSymbols::name(size_t i) {
@@ -133,8 +141,16 @@ void KernelSymbols::finish() {
   }
   addrs_.resize(out);
   name_pos_.resize(out);
-  addrs_.shrink_to_fit();
   name_pos_.shrink_to_fit();
+  if (out > 0 && addrs_.back() - addrs_.front() <= UINT32_MAX) {
+    base_ = addrs_.front();
+    lo_.resize(out);
+    for (size_t i = 0; i < out; ++i) lo_[i] = static_cast<uint32_t>(addrs_[i] - base_);
+    std::vector<uint64_t>().swap(addrs_);
+    narrow_ = true;
+  } else {
+    addrs_.shrink_to_fit();
+  }
 }
 
 namespace {

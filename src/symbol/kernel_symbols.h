@@ -27,7 +27,9 @@ struct ModuleRange {
 
 // The kernel's text symbols, compact: a report needs a few hundred of the
 // 100K+ kallsyms entries, so the table keeps only what a lookup needs: sorted
-// addresses (8 bytes each) and one 4-byte name position each. Names stay in
+// addresses and one 4-byte name position each. Addresses are 4-byte offsets
+// from the lowest one when all fit (kernel text and modules span well under
+// 4 GiB), else 8 bytes. Names stay in
 // the file when it is a regular file (the build-id cache copy; an open
 // descriptor keeps that inode even if the cache entry is replaced) and are
 // read on first use; otherwise (/proc/kallsyms, whose text the kernel
@@ -41,14 +43,12 @@ class KernelSymbols {
 
   // Index of the symbol containing `vaddr`, or kNone.
   size_t find(uint64_t vaddr) const;
-  uint64_t addr(size_t i) const { return addrs_[i]; }
-  uint64_t size(size_t i) const {
-    return i + 1 < addrs_.size() ? std::min(addrs_[i + 1] - addrs_[i], kMaxGap) : kMaxGap;
-  }
+  uint64_t addr(size_t i) const { return narrow_ ? base_ + lo_[i] : addrs_[i]; }
+  uint64_t size(size_t i) const { return i + 1 < size() ? std::min(addr(i + 1) - addr(i), kMaxGap) : kMaxGap; }
   // Not const: a name left in the file is read (and kept) on first use.
   std::string_view name(size_t i);
-  size_t size() const { return addrs_.size(); }
-  bool empty() const { return addrs_.empty(); }
+  size_t size() const { return narrow_ ? lo_.size() : addrs_.size(); }
+  bool empty() const { return size() == 0; }
 
   // kallsyms names are at most 512 bytes (KSYM_NAME_LEN); longer ones are
   // malformed and skipped in both modes.
@@ -66,7 +66,10 @@ class KernelSymbols {
  private:
   static constexpr uint32_t kBlockBits = 16;
   static constexpr size_t kBlock = size_t{1} << kBlockBits;
-  std::vector<uint64_t> addrs_;
+  std::vector<uint64_t> addrs_;  // while building, and after when not narrow_
+  std::vector<uint32_t> lo_;     // narrow_: address - base_
+  uint64_t base_ = 0;
+  bool narrow_ = false;
   // In memory: block << kBlockBits | offset in block. In the file: offset.
   std::vector<uint32_t> name_pos_;
   std::vector<std::unique_ptr<char[]>> blocks_;

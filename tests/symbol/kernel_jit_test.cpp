@@ -121,6 +121,24 @@ TEST(KernelSymbols, MalformedAndUnsortedCachedKallsymsAreSkippedNotFatal) {
   EXPECT_EQ(s.lookup(h, 0xffffffff80000000).reason, Reason::kUnknown);
 }
 
+TEST(KernelSymbols, AddressesSpanningMoreThan4GiBStillResolve) {
+  // The table stores 32-bit offsets only when every address fits; this one
+  // does not.
+  TempDir t;
+  BuildId other = *BuildId::from_hex("89abcdef0123456789abcdef0123456789abcdef");
+  BuildIdCache cache(t / "cache");
+  cache.add_kallsyms_text(other, "0000000000001000 T low_one\nffffffff81000000 T high_one\n");
+  SymbolizerOptions o;
+  o.cache_root = t / "cache";
+  Symbolizer s(o);
+  ObjectHandle h = s.kernel(other);
+  EXPECT_EQ(s.lookup(h, 0x1010).name, "low_one");
+  EXPECT_EQ(s.lookup(h, 0x200000).reason, Reason::kUnknown);  // past low_one's 1 MiB cap
+  EXPECT_EQ(s.lookup(h, 0xffffffff81000010).name, "high_one");
+  EXPECT_EQ(s.lookup(h, 0xffffffff81000010).offset, 0x10u);
+  EXPECT_EQ(s.lookup(h, 0x10).reason, Reason::kUnknown);
+}
+
 TEST(JitSymbols, ResolveFromPerfMap) {
   TempDir t;
   std::ofstream(t / "perf-4242.map") << "7f0000001000 100 jit_one\n"
