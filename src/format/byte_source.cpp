@@ -13,7 +13,9 @@
 namespace sonde::perf {
 
 namespace {
-constexpr size_t kReadChunk = 1 << 20;
+// 256 KiB: 150 read(2) calls for a 37 MB recording cost nothing measurable,
+// and a 1 MiB buffer was 0.75 MB of a report's resident memory.
+constexpr size_t kReadChunk = 256 << 10;
 }
 
 ByteSource::ByteSource(const std::string& path) {
