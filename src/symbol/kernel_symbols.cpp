@@ -165,6 +165,28 @@ std::string_view take_field(const char*& p, const char* end) {
   return std::string_view(b, static_cast<size_t>(p - b));
 }
 
+// The kernel's own format, "%016lx %c %s...": 16 hex digits, the type, and
+// p left at the name. Anything else (false) goes through the general field
+// splitter, which accepts the same lines and more (0x, other widths, tabs).
+bool kallsyms_shape(const char*& p, const char* end, uint64_t& addr, char& type) {
+  if (end - p < 20 || p[16] != ' ' || p[18] != ' ' || is_blank(p[17]) || is_blank(p[19])) return false;
+  uint64_t v = 0;
+  for (int i = 0; i < 16; ++i) {
+    unsigned char c = static_cast<unsigned char>(p[i]);
+    unsigned d = c - '0';
+    if (d > 9) {
+      d = (c | 0x20u) - 'a';  // lower-cases letters; digits and others fall out of range
+      if (d > 5) return false;
+      d += 10;
+    }
+    v = v << 4 | d;
+  }
+  addr = v;
+  type = p[17];
+  p += 19;
+  return true;
+}
+
 }  // namespace
 
 bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<ModuleRange>& modules,
@@ -188,11 +210,17 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
   const char* buf_end = nullptr;
   auto parse_line = [&](const char* p, const char* end) {
     uint64_t addr = 0;
-    std::string_view a = take_field(p, end), type = take_field(p, end), name = take_field(p, end);
-    std::string_view mod = take_field(p, end);
-    if (name.empty() || type.size() != 1 || !parse_hex(a, addr)) return;
-    char t = type[0];
+    char t = 0;
+    std::string_view name, mod;
+    if (!kallsyms_shape(p, end, addr, t)) {
+      std::string_view a = take_field(p, end), type = take_field(p, end);
+      name = take_field(p, end);
+      if (name.empty() || type.size() != 1 || !parse_hex(a, addr)) return;
+      t = type[0];
+    }
     if (t != 't' && t != 'T' && t != 'w' && t != 'W') return;
+    if (name.empty()) name = take_field(p, end);
+    mod = take_field(p, end);
     if (addr == 0) return;
     any_nonzero = true;
     syms.add(addr, name, file_pos - static_cast<uint64_t>(buf_end - name.data()));
