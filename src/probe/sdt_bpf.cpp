@@ -3,7 +3,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -181,27 +180,6 @@ UniqueFd SdtBpf::attach(const std::string& path, std::span<const uint64_t> offse
     throw_runtime("sdt: cannot attach {} probe site(s) in {}: {}", offsets.size(), path, errno_text(err));
   }
   return UniqueFd(fd);
-}
-
-int warm_up_uprobes() {
-  const bpf_insn insns[] = {
-      {BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0},  // r0 = 0
-      {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
-  };
-  LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
-  UniqueFd prog(bpf_prog_load(BPF_PROG_TYPE_KPROBE, "sonde_sdt_warm", "GPL", insns, 2, &opts));
-  if (!prog) return -1;
-  UniqueFd file(static_cast<int>(::syscall(__NR_memfd_create, "sonde-sdt-warmup", MFD_CLOEXEC)));
-  if (!file || ::ftruncate(file.get(), 4096) != 0) return -1;
-  std::string path = "/proc/self/fd/" + std::to_string(file.get());
-  uint64_t offset = 0;
-  UprobeMultiLinkAttr attr{};
-  attr.prog_fd = static_cast<uint32_t>(prog.get());
-  attr.attach_type = kBpfTraceUprobeMulti;
-  attr.path = reinterpret_cast<uint64_t>(path.c_str());
-  attr.offsets = reinterpret_cast<uint64_t>(&offset);
-  attr.cnt = 1;
-  return static_cast<int>(::syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof attr));
 }
 
 bool uprobe_multi_supported() {

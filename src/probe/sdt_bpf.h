@@ -77,17 +77,6 @@ class SdtBpf {
   int events_fd_ = -1, sites_fd_ = -1, tgids_fd_ = -1, config_fd_ = -1;
 };
 
-// Creating the first uprobe of a recording waits for one RCU grace period
-// (~5-20 ms): uprobe_register takes the percpu rw-semaphore dup_mmap_sem
-// for writing, and a writer after an idle spell must wait for readers'
-// fast paths to drain. Writers that come while another is in or just
-// left do not wait. This registers one uprobe, on an unmapped memfd with a
-// no-op program, so that wait runs in the background while the recorder
-// does other work; the real link then finds the semaphore warm. Returns
-// the link fd (close it, off the critical path, once the real link
-// exists) or -1 when it cannot (harmless: the real link just waits).
-int warm_up_uprobes();
-
 // Whether this kernel accepts uprobe_multi links: a cheap probe (a link on
 // /proc/self/exe with zero sites fails with EINVAL only after the attach type
 // is recognised). Used to give a clear error on kernels before 6.6.

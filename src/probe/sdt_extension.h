@@ -8,7 +8,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "probe/probe_cache.h"
@@ -60,7 +59,6 @@ class SdtExtension : public record::RecordExtension {
   void add_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked);
   void attach_file(const std::string& path, size_t first_site);
   std::vector<std::string> target_objects(const record::RecordTarget& target);
-  void finish_warm_up();
 
   std::vector<ProbeSpec> specs_;
   ProbeCache cache_;
@@ -81,9 +79,6 @@ class SdtExtension : public record::RecordExtension {
     double resolve = 0, load = 0, outputs = 0, forks = 0, sites = 0, links = 0;
   } timing_;  // parts of attach_seconds_ (SONDE_SDT_TIMING)
   size_t link_count_ = 0;
-  std::thread warm_up_;   // warm_up_uprobes() from construction to the real link
-  int warm_link_ = -1;    // its link, set by warm_up_
-  std::thread closer_;    // closes the warm-up link off the critical path
 };
 
 }  // namespace sonde::probe
