@@ -61,8 +61,9 @@ void RecordingWalker::flush_until(uint64_t limit, const SampleFn& on_sample, con
   std::vector<Queued> rest(mid, queue_.end());
   for (auto& q : rest) {
     size_t at = next_arena_.size();
-    next_arena_.resize(at + q.size);
-    std::memcpy(next_arena_.data() + at, arena_.data() + q.offset, q.size);
+    // insert, not resize + memcpy: no zero-filling of bytes about to be copied.
+    next_arena_.insert(next_arena_.end(), arena_.begin() + static_cast<ptrdiff_t>(q.offset),
+                       arena_.begin() + static_cast<ptrdiff_t>(q.offset + q.size));
     q.offset = at;
   }
   arena_.swap(next_arena_);
@@ -94,8 +95,7 @@ void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
     }
     max_time_ = std::max(max_time_, t);
     size_t at = arena_.size();
-    arena_.resize(at + rec.bytes.size());
-    std::memcpy(arena_.data() + at, rec.bytes.data(), rec.bytes.size());
+    arena_.insert(arena_.end(), rec.bytes.begin(), rec.bytes.end());  // no zero-fill before the copy
     queue_.push_back({t, seq_++, at, rec.bytes.size()});
   }
   flush_until(UINT64_MAX, on_sample, on_record);
