@@ -11,6 +11,7 @@
 #include <cstdarg>
 #include <cstring>
 #include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 #include <mutex>
@@ -161,11 +162,36 @@ void SdtBpf::set_sites(uint32_t first, std::span<const sonde_sdt_site_spec> spec
     throw_runtime("sdt: cannot store {} probe sites: {}", n, errno_text(errno));
 }
 
-UniqueFd SdtBpf::attach(const std::string& path, std::span<const uint64_t> offsets,
-                        std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies) {
+SdtEntry::SdtEntry() {
+  array_.reset(bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "sonde_sdt_next", 4, 4, 1, nullptr));
+  if (!array_) throw_runtime("sdt: cannot create the BPF program array: {}", errno_text(errno));
+  const int32_t fd = array_.get();
+  const bpf_insn insns[] = {
+      // r1 = ctx (as received); r2 = &prog_array; r3 = 0; tail_call; r0 = 0; exit
+      {BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_MAP_FD, 0, fd},
+      {0, 0, 0, 0, 0},
+      {BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, 0},
+      {BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call},
+      {BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0},
+      {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
+  };
+  LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
+  prog_.reset(bpf_prog_load(BPF_PROG_TYPE_KPROBE, "sonde_sdt_entry", "GPL", insns, std::size(insns), &opts));
+  if (!prog_) throw_runtime("sdt: cannot load the BPF entry program: {}", errno_text(errno));
+}
+
+void SdtBpf::connect(const SdtEntry& entry) {
+  uint32_t k = 0;
+  uint32_t v = static_cast<uint32_t>(prog_fd_);
+  if (bpf_map_update_elem(entry.prog_array_fd(), &k, &v, BPF_ANY) != 0)
+    throw_runtime("sdt: cannot connect the BPF program: {}", errno_text(errno));
+}
+
+UniqueFd attach_uprobe_multi(int prog_fd, const std::string& path, std::span<const uint64_t> offsets,
+                             std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies) {
   if (offsets.empty()) return UniqueFd();
   UprobeMultiLinkAttr attr{};
-  attr.prog_fd = static_cast<uint32_t>(prog_fd_);
+  attr.prog_fd = static_cast<uint32_t>(prog_fd);
   attr.attach_type = kBpfTraceUprobeMulti;
   attr.path = reinterpret_cast<uint64_t>(path.c_str());
   attr.offsets = reinterpret_cast<uint64_t>(offsets.data());

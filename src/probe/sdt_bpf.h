@@ -39,6 +39,27 @@ struct UprobeMultiLinkAttr {
 inline constexpr uint32_t kBpfTraceUprobeMulti = 48;
 inline constexpr uint32_t kBpfLinkTypeUprobeMulti = 12;
 
+// The program the uprobe_multi links run: a two-instruction tail call into
+// slot 0 of its own PROG_ARRAY, where SdtBpf puts the real program once
+// loaded. It loads in microseconds, so links can be created (which waits
+// for an RCU grace period in the kernel, 5-20 ms) while libbpf loads the
+// real program and the maps are filled. A hit before slot 0 is set does
+// nothing.
+class SdtEntry {
+ public:
+  SdtEntry();  // throws sonde::Error (runtime)
+  int prog_fd() const { return prog_.get(); }
+  int prog_array_fd() const { return array_.get(); }
+
+ private:
+  UniqueFd array_, prog_;
+};
+
+// One uprobe_multi link for `path` running `prog_fd`: all arrays have the
+// same length. ref_ctr_offsets entries are 0 for sites without a semaphore.
+UniqueFd attach_uprobe_multi(int prog_fd, const std::string& path, std::span<const uint64_t> offsets,
+                             std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies);
+
 class SdtBpf {
  public:
   // Loads the program and creates its maps, with room for `site_capacity`
@@ -64,10 +85,9 @@ class SdtBpf {
   void set_sites(uint32_t first, std::span<const sonde_sdt_site_spec> specs);
   uint32_t site_capacity() const { return site_capacity_; }
 
-  // One uprobe_multi link for `path`: all arrays have the same length.
-  // ref_ctr_offsets entries are 0 for sites without a semaphore.
-  UniqueFd attach(const std::string& path, std::span<const uint64_t> offsets,
-                  std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies);
+  // Makes the program the target of `entry`'s tail call: from here on,
+  // hits of links running the entry are recorded.
+  void connect(const SdtEntry& entry);
 
  private:
   bpf_object* obj_ = nullptr;

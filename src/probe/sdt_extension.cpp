@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 
@@ -264,11 +265,27 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
       throw_runtime("sdt: recording SDT probes needs BPF uprobe_multi links (Linux 6.6 or later); "
                     "this kernel is older");
     auto t0 = Clock::now();
+    // The links first, from another thread: creating them waits for an RCU
+    // grace period in the kernel, which then overlaps loading the program
+    // and filling its maps. They run the entry program, which does nothing
+    // until connect() below.
+    entry_ = std::make_unique<SdtEntry>();
+    std::vector<std::pair<std::string, size_t>> plan;  // (path, first site)
+    std::vector<sonde_sdt_site_spec> specs;
+    for (const auto& [path, sites] : picked) {
+      plan.emplace_back(path, sites_.size());
+      auto s = plan_sites(files_.at(path), sites);
+      specs.insert(specs.end(), s.begin(), s.end());
+    }
+    plan.emplace_back(std::string(), sites_.size());  // end marker
+    auto linking = std::async(std::launch::async, [this, &plan] {
+      std::vector<UniqueFd> out;
+      for (size_t i = 0; i + 1 < plan.size(); ++i) out.push_back(link_sites(plan[i].first, plan[i].second, plan[i + 1].second));
+      return out;
+    });
     // Room for the sites attached now and for libraries dlopen'ed later
     // (at least as many again, at least 2048): an array, preallocated.
-    size_t n_picked = 0;
-    for (const auto& [path, sites] : picked) n_picked += sites.size();
-    bpf_ = std::make_unique<SdtBpf>(static_cast<uint32_t>(n_picked + std::max<size_t>(n_picked, 2048)));
+    bpf_ = std::make_unique<SdtBpf>(static_cast<uint32_t>(specs.size() + std::max<size_t>(specs.size(), 2048)));
     auto t_load = Clock::now();
     std::vector<int> cpus = target.cpus;
     if (cpus.empty())
@@ -298,14 +315,12 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     if (target.workload_pid > 0) bpf_->add_tgid(target.workload_pid);
 
     auto t_forks = Clock::now();
-    for (const auto& [path, sites] : picked) {
-      size_t first = sites_.size();
-      auto t_sites = Clock::now();
-      add_sites(files_.at(path), sites);
-      timing_.sites += std::chrono::duration<double>(Clock::now() - t_sites).count();
-      attach_file(path, first);
-      seen_paths_.insert(path);
-    }
+    bpf_->set_sites(0, specs);
+    bpf_->connect(*entry_);
+    auto t_sites = Clock::now();
+    timing_.sites = std::chrono::duration<double>(t_sites - t_forks).count();
+    for (auto& l : linking.get()) links_.push_back(std::move(l));
+    for (const auto& [path, sites] : picked) seen_paths_.insert(path);
     auto t_end = Clock::now();
     // From the start of prepare(): spec resolution and ELF/cache reads too.
     attach_seconds_ = std::chrono::duration<double>(t_end - t_begin).count();
@@ -313,33 +328,49 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     timing_.load = std::chrono::duration<double>(t_load - t0).count();
     timing_.outputs = std::chrono::duration<double>(t_outputs - t_load).count();
     timing_.forks = std::chrono::duration<double>(t_forks - t_outputs).count();
-    timing_.links = std::chrono::duration<double>(t_end - t_forks).count() - timing_.sites;
+    // What is left of link creation once everything else is done.
+    timing_.links = std::chrono::duration<double>(t_end - t_sites).count();
   } catch (...) {
     stop();
     throw;
   }
 }
 
-void SdtExtension::add_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked) {
+std::vector<sonde_sdt_site_spec> SdtExtension::plan_sites(const SdtFile& file,
+                                                          const std::vector<const SdtSite*>& picked) {
   std::vector<sonde_sdt_site_spec> specs;
   specs.reserve(picked.size());
-  uint32_t first = static_cast<uint32_t>(sites_.size());
   for (const SdtSite* s : picked) {
     uint32_t probe = probe_index(s->full_name());
     specs.push_back(to_spec(*s, probe));
+    sites_.push_back({file.path, *s, probe});
   }
-  bpf_->set_sites(first, specs);  // throws when the table is full: nothing added
-  for (const SdtSite* s : picked) sites_.push_back({file.path, *s, probe_index(s->full_name())});
+  return specs;
 }
 
-void SdtExtension::attach_file(const std::string& path, size_t first) {
+void SdtExtension::add_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked) {
+  size_t first = sites_.size();
+  auto specs = plan_sites(file, picked);
+  try {
+    bpf_->set_sites(static_cast<uint32_t>(first), specs);  // throws when the table is full
+  } catch (...) {
+    sites_.resize(first);
+    throw;
+  }
+}
+
+UniqueFd SdtExtension::link_sites(const std::string& path, size_t first, size_t end) const {
   std::vector<uint64_t> offsets, refs, cookies;
-  for (size_t i = first; i < sites_.size(); ++i) {
+  for (size_t i = first; i < end; ++i) {
     offsets.push_back(sites_[i].site.pc_offset);
     refs.push_back(sites_[i].site.sem_offset);
     cookies.push_back(i);
   }
-  if (!offsets.empty()) links_.push_back(bpf_->attach(path, offsets, refs, cookies));
+  return attach_uprobe_multi(entry_->prog_fd(), path, offsets, refs, cookies);
+}
+
+void SdtExtension::attach_file(const std::string& path, size_t first) {
+  if (first < sites_.size()) links_.push_back(link_sites(path, first, sites_.size()));
 }
 
 std::vector<perf::EventDesc> SdtExtension::attrs() {
@@ -461,6 +492,7 @@ void SdtExtension::stop() {
   links_.clear();
   outputs_.clear();
   bpf_.reset();
+  entry_.reset();
   detach_seconds_ = std::chrono::duration<double>(Clock::now() - t0).count();
   // For benchmarks (bench/sdt.sh): the extension's own setup and teardown,
   // without the recorder around it.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "probe/probe_cache.h"
+#include "probe/sdt_abi.h"
 #include "probe/sdt_spec.h"
 #include "record/record_extension.h"
 #include "util/fd.h"
@@ -18,6 +19,7 @@
 namespace sonde::probe {
 
 class SdtBpf;
+class SdtEntry;
 
 // Probe ids in the stream: far above any kernel event id.
 inline constexpr uint64_t kSdtIdBase = 1ULL << 62;
@@ -56,12 +58,17 @@ class SdtExtension : public record::RecordExtension {
     const SdtSite* site;
   };
   uint32_t probe_index(const std::string& full_name);
+  // Appends the sites to sites_ (cookie = index) and returns their recipes.
+  std::vector<sonde_sdt_site_spec> plan_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked);
+  // plan_sites() + storing the recipes in the program's table.
   void add_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked);
+  UniqueFd link_sites(const std::string& path, size_t first, size_t end) const;
   void attach_file(const std::string& path, size_t first_site);
   std::vector<std::string> target_objects(const record::RecordTarget& target);
 
   std::vector<ProbeSpec> specs_;
   ProbeCache cache_;
+  std::unique_ptr<SdtEntry> entry_;  // what the links run: a tail call into bpf_
   std::unique_ptr<SdtBpf> bpf_;
   perf_event_attr attr_{};
   std::vector<UniqueFd> outputs_;       // per CPU of target.cpus
