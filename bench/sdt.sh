@@ -165,7 +165,7 @@ Times are wall clock from bash's \`EPOCHREALTIME\` (no fork per measurement).
 |---|---|---|---|
 | list the probes, cold (\`sonde sdt list BIN\` with an empty cache vs \`perf buildid-cache --add\` + \`perf list sdt\`) | $t_sonde_list ms ($n_sonde sites) | $t_perf_list ms ($n_perf names) | $(ratio $t_perf_list $t_sonde_list) |
 | list the probes, warm (binary already cached; perf: \`perf list sdt\` alone) | $t_sonde_list_warm ms | $t_perf_list_warm ms | $(ratio $t_perf_list_warm $t_sonde_list_warm) |
-| set up 1000 probes (sonde: attach = BPF load + site table + one uprobe_multi link, \`SONDE_SDT_TIMING\`; perf: \`perf probe -x BIN 'sdt_many:*'\`) | $attach_1000 ms (BPF load $load_1000, link $link_1000) | $t_perf_add ms ($perf_events events; ok: $perf_ok) | $(ratio $t_perf_add $attach_1000) |
+| set up 1000 probes (sonde: attach from \`SONDE_SDT_TIMING\` = resolve + BPF load + outputs + site table + the one uprobe_multi link, whose creation overlaps the load; "link" = the wait left after that; perf: \`perf probe -x BIN 'sdt_many:*'\`) | $attach_1000 ms (BPF load $load_1000, link $link_1000) | $t_perf_add ms ($perf_events events; ok: $perf_ok) | $(ratio $t_perf_add $attach_1000) |
 | set up 100 probes (\`p0*\`, same measures) | $attach_100 ms (BPF load $load_100, link $link_100) | $t_perf_add100 ms ($perf_events100 events) | $(ratio $t_perf_add100 $attach_100) |
 | remove them (sonde: closing the link; perf: \`perf probe -d 'sdt_many:*'\`) | $detach_1000 ms (100: $detach_100 ms) | $t_perf_del ms | $(ratio $t_perf_del $detach_1000) |
 | whole \`sonde record -e '%many:*@BIN' -- /bin/true\` (attach + detach + recorder) | $t_sonde_rec ms (same record without probes: $t_sonde_base ms) | — | |
