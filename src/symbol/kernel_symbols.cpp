@@ -47,6 +47,16 @@ void for_each_line(std::string_view text, F&& f) {
   }
 }
 
+// The name at `off` of `text`: up to the first blank, newline or NUL, as
+// when it was parsed (bounded by kMaxName).
+std::string_view name_at(std::string_view text, size_t off) {
+  if (off >= text.size()) return {};
+  std::string_view rest = text.substr(off, KernelSymbols::kMaxName);
+  size_t len = 0;
+  while (len < rest.size() && rest[len] != ' ' && rest[len] != '\t' && rest[len] != '\n' && rest[len] != '\0') ++len;
+  return rest.substr(0, len);
+}
+
 }  // namespace
 
 size_t KernelSymbols::find(uint64_t vaddr) const {
@@ -77,37 +87,67 @@ std::string_view KernelSymbols::name(size_t i) {
     do {
       n = ::pread(file_.get(), buf, sizeof buf, static_cast<off_t>(pos));
     } while (n < 0 && errno == EINTR);
-    size_t len = 0;
-    while (n > 0 && len < static_cast<size_t>(n) && buf[len] != ' ' && buf[len] != '\t' && buf[len] != '\n' &&
-           buf[len] != '\0')
-      ++len;
-    it->second = read_names_.add(std::string_view(buf, len));
+    it->second = read_names_.add(name_at(std::string_view(buf, n > 0 ? static_cast<size_t>(n) : 0), 0));
     return it->second;
   }
   // NUL-terminated: add() rejects names containing NUL bytes.
+  if (pending_ || pos == kNoName) return {};
   return std::string_view(blocks_[pos >> kBlockBits].get() + (pos & (kBlock - 1)));
 }
 
-void KernelSymbols::add(uint64_t addr, std::string_view name, uint64_t file_offset) {
-  if (name.empty() || name.size() > kMaxName || name.find('\0') != std::string_view::npos) return;
-  if (file_) {
-    if (file_offset > UINT32_MAX) return;  // a 4 GiB kallsyms is not a kallsyms
-    addrs_.push_back(addr);
-    name_pos_.push_back(static_cast<uint32_t>(file_offset));
-    return;
-  }
+uint32_t KernelSymbols::store(std::string_view name) {
   if (used_ + name.size() + 1 > kBlock) {
     // 32-bit positions: 65536 blocks (4 GiB of names) is far beyond any kernel.
-    if (blocks_.size() >= (size_t{1} << (32 - kBlockBits))) return;
+    if (blocks_.size() >= (size_t{1} << (32 - kBlockBits)) - 1) return kNoName;
     blocks_.push_back(std::make_unique<char[]>(kBlock));
     used_ = 0;
   }
   char* p = blocks_.back().get() + used_;
   std::memcpy(p, name.data(), name.size());
   p[name.size()] = '\0';
-  addrs_.push_back(addr);
-  name_pos_.push_back(static_cast<uint32_t>(((blocks_.size() - 1) << kBlockBits) | used_));
+  uint32_t pos = static_cast<uint32_t>(((blocks_.size() - 1) << kBlockBits) | used_);
   used_ += name.size() + 1;
+  return pos;
+}
+
+void KernelSymbols::add(uint64_t addr, std::string_view name, uint64_t file_offset) {
+  if (name.empty() || name.size() > kMaxName || name.find('\0') != std::string_view::npos) return;
+  uint32_t pos = kNoName;
+  if (file_ || pending_) {
+    if (file_offset >= UINT32_MAX) return;  // a 4 GiB kallsyms is not a kallsyms
+    pos = static_cast<uint32_t>(file_offset);
+  } else {
+    pos = store(name);
+    if (pos == kNoName) return;
+  }
+  addrs_.push_back(addr);
+  name_pos_.push_back(pos);
+}
+
+
+bool KernelSymbols::names_in_copy(UniqueFd fd, std::string_view text) {
+  struct stat st {};
+  if (!pending_ || !fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<uint64_t>(st.st_size) != text.size())
+    return false;
+  // Byte for byte: another writer may have replaced the copy since.
+  constexpr size_t kChunk = 64 * 1024;
+  auto buf = std::make_unique<char[]>(kChunk);
+  for (size_t off = 0; off < text.size();) {
+    ssize_t n = ::pread(fd.get(), buf.get(), std::min(kChunk, text.size() - off), static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || std::memcmp(buf.get(), text.data() + off, static_cast<size_t>(n)) != 0) return false;
+    off += static_cast<size_t>(n);
+  }
+  file_ = std::move(fd);
+  pending_ = false;
+  return true;
+}
+
+void KernelSymbols::copy_names(std::string_view text) {
+  if (!pending_) return;
+  pending_ = false;
+  for (uint32_t& pos : name_pos_) pos = store(name_at(text, pos));
 }
 
 void KernelSymbols::finish() {
@@ -199,7 +239,9 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
   // Names stay in the file when it cannot change under us: a regular file
   // with a size (procfs files report 0), and not one whose text is wanted.
   struct stat st {};
-  if (!raw && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  if (raw) {
+    syms.names_pending();
+  } else if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     // The same open file (not a second open(), which could find a newer
     // file under the name); pread does not care about the shared position.
     UniqueFd names(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));

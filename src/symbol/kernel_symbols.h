@@ -54,9 +54,18 @@ class KernelSymbols {
   // malformed and skipped in both modes.
   static constexpr size_t kMaxName = 1024;
 
-  // Building (load_kallsyms): optionally names_in(fd) first, then symbols in
-  // file order (`file_offset`: where the name starts), then finish().
+  // Building (load_kallsyms): optionally names_in(fd) or names_pending()
+  // first, then symbols in file order (`file_offset`: where the name starts),
+  // then finish().
   void names_in(UniqueFd fd) { file_ = std::move(fd); }
+  // Names as offsets into a text the caller holds (load_kallsyms with `raw`);
+  // resolved afterwards by names_in_copy() or copy_names().
+  void names_pending() { pending_ = true; }
+  // Adopts `fd` for the names if the file holds exactly `text` (the cache copy
+  // just written from it); false otherwise, names still pending.
+  bool names_in_copy(UniqueFd fd, std::string_view text);
+  // Copies the names out of `text` into the table's own blocks.
+  void copy_names(std::string_view text);
   void add(uint64_t addr, std::string_view name, uint64_t file_offset);
   // Sorts by address (kallsyms of the core kernel is already sorted: checked,
   // not assumed) and keeps the last alias of each address in file order, as
@@ -74,7 +83,11 @@ class KernelSymbols {
   std::vector<uint32_t> name_pos_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t used_ = kBlock;  // bytes used in the last block (full: none yet)
+  uint32_t store(std::string_view name);  // into the blocks; kNoName when full
+  static constexpr uint32_t kNoName = UINT32_MAX;
+
   UniqueFd file_;         // valid: names are read from here
+  bool pending_ = false;  // names are offsets into a text not yet resolved
   std::unordered_map<uint32_t, std::string_view> read_;  // file mode: index -> name
   StringArena read_names_;
 };

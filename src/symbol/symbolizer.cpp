@@ -1,5 +1,6 @@
 #include "symbol/symbolizer.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -456,11 +457,15 @@ ObjectHandle Symbolizer::kernel(const BuildId& recorded) {
     // read as zeros: such a copy would be useless, so it is not kept.
     if (save_copy && o->ksyms.size() > 0 && raw.find("0000000000000000 ") != 0) {
       try {
-        impl_->cache->add_kallsyms_text(want, raw);
+        auto e = impl_->cache->add_kallsyms_text(want, raw);
+        // The names stay in the copy just written, as on later runs, rather
+        // than copied out of the text (3 MB for 120K symbols).
+        o->ksyms.names_in_copy(UniqueFd(::open((e.dir + "/kallsyms").c_str(), O_RDONLY | O_CLOEXEC)), raw);
       } catch (const Error&) {
         // A read-only or full cache only costs the next run some time.
       }
     }
+    o->ksyms.copy_names(raw);  // unless names_in_copy took them
   }
   return impl_->add_object(std::move(key), std::move(o));
 }

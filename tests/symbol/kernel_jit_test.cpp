@@ -76,6 +76,28 @@ TEST(KernelSymbols, AnotherKernelResolvesFromItsCachedKallsyms) {
   EXPECT_EQ(s.lookup(h, addr + 3).name, "schedule");
 }
 
+TEST(KernelSymbols, FirstReadOfProcKallsymsResolvesWhetherOrNotTheCacheCopyIsWritten) {
+  // The names of a first read are left in the cache copy just written, or
+  // copied out of the text when the copy cannot be written.
+  auto r = test::sh("awk '$2==\"T\" && $3==\"schedule\" {print $1}' /proc/kallsyms | head -1");
+  ASSERT_FALSE(r.out.empty());
+  uint64_t addr = std::stoull(r.out, nullptr, 16);
+  auto running = read_build_id_from_notes_file("/sys/kernel/notes");
+  ASSERT_TRUE(running);
+  TempDir t;
+  std::ofstream(t / "not-a-dir") << "x";
+  for (std::string root : {t / "cache", t / "not-a-dir"}) {
+    SymbolizerOptions o;
+    o.cache_root = root;
+    Symbolizer s(o);
+    ObjectHandle h = s.kernel(*running);
+    EXPECT_EQ(s.info(h).source, "kallsyms") << root;
+    EXPECT_EQ(s.lookup(h, addr + 8).name, "schedule") << root;
+    EXPECT_EQ(s.lookup(h, addr + 8).offset, 8u) << root;
+  }
+  EXPECT_TRUE(std::filesystem::exists(t / ("cache/[kernel.kallsyms]/" + running->hex() + "/kallsyms")));
+}
+
 TEST(KernelSymbols, MalformedAndUnsortedCachedKallsymsAreSkippedNotFatal) {
   // A cached kallsyms is untrusted input: bad lines are skipped, module lines
   // may come out of address order, and the last alias of an address wins.
