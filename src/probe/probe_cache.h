@@ -33,9 +33,10 @@ class ProbeCache {
   static std::string default_root(const std::string& cli_dir = "");
   const std::string& root() const { return root_; }
 
-  // The probes of the file at `path` (symlinks resolved): from the cache when
-  // its build-id is cached, otherwise scanned and, if `store`, cached (files
-  // without probes or without a build-id are not stored).
+  // The probes of the file at `path` (symlinks resolved), scanned from the
+  // file (faster than loading the cached JSON); if `store` and the build-id
+  // is not cached yet, cached (files without probes or without a build-id
+  // are not stored).
   SdtFile get(const std::string& path, bool store = true);
   // Scans and caches unconditionally; returns what was stored.
   SdtFile add(const std::string& path);
