@@ -59,6 +59,7 @@ sonde_list_warm() { "$sonde" sdt list "$bin" --buildid-dir "$scratch/sondecache"
 perf_list_warm() { perf --buildid-dir "$scratch/perfwarm" list sdt; }
 perf --buildid-dir "$scratch/perfwarm" buildid-cache --add "$bin" >/dev/null 2>&1
 
+"$sonde" sdt add "$bin" --buildid-dir "$scratch/sondecache" >/dev/null 2>&1
 n_sonde=$(sonde_list | wc -l)
 n_perf=$(perf_list 2>/dev/null | grep -c 'sdt_many:' || true)
 sonde_list_warm >/dev/null
