@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace sonde::perf {
 
@@ -139,6 +140,15 @@ static_assert(offsetof(Mmap2Fixed, pgoff) == 32);
 static_assert(offsetof(Mmap2Fixed, inode) == 40);
 static_assert(offsetof(Mmap2Fixed, prot) == 64);
 static_assert(offsetof(Mmap2Fixed, flags) == 68);
+
+// Turns an MMAP2 record into the build-id form (misc bit 14): the union
+// holds the id (at most 20 bytes, zero-filled after) instead of the inode.
+inline void set_mmap2_build_id(Mmap2Fixed& m, const uint8_t* id, size_t size) {
+  std::memset(&m.inode, 0, sizeof m.inode);
+  m.bid.build_id_size = static_cast<uint8_t>(size < kBuildIdMax ? size : kBuildIdMax);
+  std::memcpy(m.bid.build_id, id, m.bid.build_id_size);
+  m.header.misc |= kMiscMmapBuildId;
+}
 
 struct MmapFixed {
   RecordHeader header;

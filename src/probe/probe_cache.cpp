@@ -21,14 +21,6 @@ namespace {
 constexpr const char* kSondeFile = "sonde-probes";
 constexpr const char* kIndexFile = ".sonde/sdt-index";
 
-std::optional<std::string> real_path(const std::string& p) {
-  char* r = ::realpath(p.c_str(), nullptr);
-  if (!r) return std::nullopt;
-  std::string s(r);
-  std::free(r);
-  return s;
-}
-
 // Kernel fetcharg register names for x86-64 pt_regs slots.
 const char* perf_reg_name(uint8_t slot) {
   static const char* names[] = {"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax",

@@ -18,19 +18,12 @@
 #include "probe/sdt_bpf.h"
 #include "util/byte_reader.h"
 #include "util/error.h"
+#include "util/fs.h"
 
 namespace sonde::probe {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::optional<std::string> real_path(const std::string& p) {
-  char* r = ::realpath(p.c_str(), nullptr);
-  if (!r) return std::nullopt;
-  std::string s(r);
-  std::free(r);
-  return s;
-}
 
 bool is_file(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; }
 

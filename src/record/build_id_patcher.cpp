@@ -71,10 +71,7 @@ bool BuildIdPatcher::patch(std::span<uint8_t> rec) {
   uint64_t dev = makedev(m.inode.maj, m.inode.min);
   auto id = lookup(static_cast<pid_t>(m.pid), m.addr, m.addr + m.len, dev, m.inode.ino, filename);
   if (!id || id->empty()) return false;
-  std::memset(&m.inode, 0, sizeof m.inode);
-  m.bid.build_id_size = id->size;
-  std::memcpy(m.bid.build_id, id->bytes.data(), id->size);
-  m.header.misc |= perf::kMiscMmapBuildId;
+  perf::set_mmap2_build_id(m, id->bytes.data(), id->size);
   std::memcpy(rec.data(), &m, sizeof m);
   return true;
 }

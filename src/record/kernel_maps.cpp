@@ -52,11 +52,7 @@ void emit_kernel_mmap2(const SynthContext& ctx, uint64_t start, uint64_t len, co
   m.pgoff = start;  // perf's convention for the kernel map: pgoff = start
   m.prot = PROT_READ | PROT_EXEC;
   m.flags = MAP_PRIVATE;
-  if (id && !id->empty()) {
-    m.bid.build_id_size = id->size;
-    std::memcpy(m.bid.build_id, id->bytes.data(), id->size);
-    m.header.misc |= perf::kMiscMmapBuildId;
-  }
+  if (id && !id->empty()) perf::set_mmap2_build_id(m, id->bytes.data(), id->size);
   perf::RecordBuilder b(perf::kMmap2, m.header.misc);
   b.raw().clear();
   b.put(m);

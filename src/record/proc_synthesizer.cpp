@@ -79,10 +79,7 @@ void synthesize_maps(const SynthContext& ctx, pid_t pid) {
     m.flags = flags;
     if (BuildIdPatcher::wants_build_id(name)) {
       if (auto id = ctx.build_ids.lookup(pid, start, end, makedev(maj, min), ino, name); id && !id->empty()) {
-        std::memset(&m.inode, 0, sizeof m.inode);
-        m.bid.build_id_size = id->size;
-        std::memcpy(m.bid.build_id, id->bytes.data(), id->size);
-        m.header.misc |= perf::kMiscMmapBuildId;
+        perf::set_mmap2_build_id(m, id->bytes.data(), id->size);
       }
     }
     perf::RecordBuilder b(perf::kMmap2, m.header.misc);

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 
 #include "util/error.h"
@@ -36,6 +37,14 @@ std::optional<std::string> read_first_line(const std::string& path) {
   auto nl = text->find('\n');
   if (nl != std::string::npos) text->resize(nl);
   return text;
+}
+
+std::optional<std::string> real_path(const std::string& path) {
+  char* r = ::realpath(path.c_str(), nullptr);
+  if (!r) return std::nullopt;
+  std::string s(r);
+  std::free(r);
+  return s;
 }
 
 void make_dirs(const std::string& path) {

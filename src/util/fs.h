@@ -18,6 +18,10 @@ std::optional<std::string> read_first_line(const std::string& path);
 // half-written file. Throws sonde::Error (runtime) on failure.
 void write_file_atomic(const std::string& path, const std::string& data);
 
+// realpath(3): the absolute path with symlinks resolved; nullopt if the
+// path does not exist.
+std::optional<std::string> real_path(const std::string& path);
+
 // mkdir -p. Throws sonde::Error (runtime) on failure.
 void make_dirs(const std::string& path);
 
