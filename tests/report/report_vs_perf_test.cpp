@@ -156,7 +156,13 @@ TEST_F(DemoRecording, FiltersAndSortKeys) {
   auto ours = run({sonde_bin(), "report", "--no-children", "--format", "json", "--sort", "dso", "-i", path_});
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
   auto j = nlohmann::json::parse(ours.out);
-  EXPECT_EQ(j["events"][0]["entries"][0]["dso"], "sonde-demo-workload");
+  // The same top object and share as perf's --sort dso on the same file.
+  auto perf = sh("perf report --stdio --no-children --sort dso -i " + path_ + " 2>/dev/null");
+  std::smatch m;
+  std::regex row(R"(\n\s+([0-9.]+)%\s+(\S+))");
+  ASSERT_TRUE(std::regex_search(perf.out, m, row)) << perf.out;
+  EXPECT_EQ(j["events"][0]["entries"][0]["dso"], m[2].str()) << perf.out;
+  EXPECT_NEAR(j["events"][0]["entries"][0]["self"].get<double>(), std::stod(m[1]), 0.1);
   auto none = run({sonde_bin(), "report", "--format", "json", "--comm", "no-such-comm", "-i", path_});
   ASSERT_EQ(none.exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(none.out)["events"].size(), 0u);
