@@ -59,7 +59,7 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
   Symbolizer s(o);
   std::map<std::string, LoadTable> tables;
   const std::regex frame(R"(^\s+([0-9a-f]+) (.+)\+0x([0-9a-f]+) \((.+)\)$)");
-  size_t user = 0, kernel = 0, mismatches = 0, cxx_frames = 0, vdso_frames = 0;
+  size_t user = 0, kernel = 0, mismatches = 0, cxx_frames = 0, vdso_frames = 0, plt_stub_differences = 0;
   std::string first_mismatches;
   for (const auto& line : test::lines(script.out)) {
     std::smatch m;
@@ -88,6 +88,14 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
     } else {
       continue;
     }
+    // perf 6.1 sometimes leaves the first PLT stub of an object unnamed and
+    // extends the size-less `_init` over it (seen once in many runs, on a
+    // sample that hit clock_gettime@plt right after .init); sonde names the
+    // stub. Counted apart: a difference in perf's favour would still fail.
+    if (name == "_init" && r.name.ends_with("@plt")) {
+      ++plt_stub_differences;
+      continue;
+    }
     if (r.name != name || r.offset != off) {
       if (++mismatches <= 10)
         first_mismatches += fmt::format("  perf: {}+0x{:x} ({})  sonde: {}+0x{:x} [{}]\n", name, off, dso, r.name,
@@ -100,6 +108,7 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
   EXPECT_GT(vdso_frames, 10u);
   EXPECT_FALSE(vdso_id.empty());
   EXPECT_EQ(mismatches, 0u) << "of " << user << " user and " << kernel << " kernel frames:\n" << first_mismatches;
+  EXPECT_LE(plt_stub_differences, 3u) << "perf's _init vs sonde's X@plt on more than a stray sample";
 }
 
 }  // namespace
