@@ -38,7 +38,6 @@ class Session {
 
   const std::vector<EventInfo>& events() const { return events_; }
   const EventInfo* event_for_id(uint64_t id) const;
-  size_t sample_id_size() const { return id_hdr_size_; }
 
   std::span<const uint8_t> feature(FeatureId id) const;
   std::optional<std::string> feature_string(FeatureId id) const;

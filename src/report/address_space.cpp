@@ -14,8 +14,7 @@ constexpr uint32_t kKernelPid = 0xffffffffu;
 
 std::string_view AddressSpace::intern(std::string_view s) { return *strings_.emplace(s).first; }
 
-void AddressSpace::on_record(const RecordView& rec, const Session& session) {
-  (void)session;
+void AddressSpace::on_record(const RecordView& rec) {
   if (rec.header.type == kMmap || rec.header.type == kMmap2 || rec.header.type == kFork ||
       (rec.header.type == kComm && (rec.header.misc & kMiscCommExec)))
     ++generation_;

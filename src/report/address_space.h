@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "elf/build_id.h"
-#include "format/session.h"
 #include "format/stream_reader.h"
 
 namespace sonde::report {
@@ -33,7 +32,7 @@ struct Mapping {
 class AddressSpace {
  public:
   // Updates the model from a kernel or synthesized record (others ignored).
-  void on_record(const perf::RecordView& rec, const perf::Session& session);
+  void on_record(const perf::RecordView& rec);
 
   // The mapping holding addr for pid; kernel addresses look in the kernel's
   // maps. nullptr if none.

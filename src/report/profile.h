@@ -75,7 +75,6 @@ class Profile {
 
   StringId intern(std::string_view s);
   std::string_view str(StringId id) const { return strings_[id]; }
-  size_t string_count() const { return strings_.size(); }
 
   std::vector<ProfileMapping> mappings;
   std::vector<ProfileFunction> functions;

@@ -41,7 +41,7 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
     default:
       break;
   }
-  space_.on_record(rec, session_);
+  space_.on_record(rec);
   if (on_record) on_record(rec);
 }
 
@@ -77,7 +77,7 @@ void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
     ++stats_.records;
     if (progress && (stats_.records & 0xffff) == 0) progress(reader_.position(), reader_.input_size());
     if (session_.observe(rec)) {
-      if (rec.header.type == kHeaderBuildId) space_.on_record(rec, session_);
+      if (rec.header.type == kHeaderBuildId) space_.on_record(rec);
       continue;
     }
     if (rec.header.type == kFinishedRound) {
