@@ -1,7 +1,8 @@
 /* The one BPF program behind every SDT probe sonde records. It is attached
- * through BPF uprobe_multi links (one per object file); the link's cookie of
- * a site is its index in the `sites` map, which holds the parsed argument
- * recipe. It reads each argument as the note's spec says (register,
+ * through BPF uprobe_multi links (one per object file) or, on kernels
+ * without them, through one uprobe perf event per site; either way the
+ * cookie of a site is its index in the `sites` map, which holds the parsed
+ * argument recipe. It reads each argument as the note's spec says (register,
  * sub-register, immediate, memory operand, rip-relative global), applies size
  * and sign, and emits a struct sonde_sdt_raw through a PERF_EVENT_ARRAY of
  * per-CPU bpf-output events that the recorder drains like any other. */

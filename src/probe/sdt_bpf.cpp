@@ -71,7 +71,7 @@ int map_fd(bpf_object* obj, const char* name) {
 
 }  // namespace
 
-SdtBpf::SdtBpf(uint32_t site_capacity) : site_capacity_(std::max<uint32_t>(site_capacity, 1)) {
+SdtBpf::SdtBpf(uint32_t site_capacity, bool for_uprobe_multi) : site_capacity_(std::max<uint32_t>(site_capacity, 1)) {
   libbpf_set_print(libbpf_log);
   {
     std::lock_guard lk(g_log_mu);
@@ -83,9 +83,10 @@ SdtBpf::SdtBpf(uint32_t site_capacity) : site_capacity_(std::max<uint32_t>(site_
   bpf_program* prog = bpf_object__find_program_by_name(obj_, "sonde_sdt");
   if (!prog) throw_runtime("sdt: the embedded BPF object has no program");
   // libbpf 1.1 does not know uprobe.multi sections: load as a kprobe program
-  // with the uprobe_multi expected attach type, which is what the kernel wants.
+  // with the uprobe_multi expected attach type, which is what the kernel
+  // wants; perf event links want a plain kprobe program (type 0).
   bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
-  bpf_program__set_expected_attach_type(prog, static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
+  bpf_program__set_expected_attach_type(prog, static_cast<bpf_attach_type>(for_uprobe_multi ? kBpfTraceUprobeMulti : 0));
   if (bpf_map* sites = bpf_object__find_map_by_name(obj_, "sites")) bpf_map__set_max_entries(sites, site_capacity_);
   if (bpf_object__load(obj_) != 0) {
     int err = errno;
@@ -162,7 +163,7 @@ void SdtBpf::set_sites(uint32_t first, std::span<const sonde_sdt_site_spec> spec
     throw_runtime("sdt: cannot store {} probe sites: {}", n, errno_text(errno));
 }
 
-SdtEntry::SdtEntry() {
+SdtEntry::SdtEntry(bool for_uprobe_multi) {
   array_.reset(bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "sonde_sdt_next", 4, 4, 1, nullptr));
   if (!array_) throw_runtime("sdt: cannot create the BPF program array: {}", errno_text(errno));
   const int32_t fd = array_.get();
@@ -175,7 +176,8 @@ SdtEntry::SdtEntry() {
       {BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0},
       {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
   };
-  LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
+  LIBBPF_OPTS(bpf_prog_load_opts, opts,
+              .expected_attach_type = static_cast<bpf_attach_type>(for_uprobe_multi ? kBpfTraceUprobeMulti : 0));
   prog_.reset(bpf_prog_load(BPF_PROG_TYPE_KPROBE, "sonde_sdt_entry", "GPL", insns, std::size(insns), &opts));
   if (!prog_) throw_runtime("sdt: cannot load the BPF entry program: {}", errno_text(errno));
 }
@@ -202,7 +204,8 @@ UniqueFd attach_uprobe_multi(int prog_fd, const std::string& path, std::span<con
   if (fd < 0) {
     int err = errno;
     if (err == EINVAL && !uprobe_multi_supported())
-      throw_runtime("sdt: this kernel has no BPF uprobe_multi links (Linux 6.6+ needed to record SDT probes)");
+      throw_runtime("sdt: this kernel has no BPF uprobe_multi links (Linux 6.6+); SONDE_SDT_ATTACH=auto or "
+                    "perf-event attaches one uprobe event per site instead");
     throw_runtime("sdt: cannot attach {} probe site(s) in {}: {}", offsets.size(), path, errno_text(err));
   }
   return UniqueFd(fd);

@@ -4,6 +4,8 @@
 // per object file carries every site of that file (offsets, semaphore
 // ref_ctr offsets, cookies): one registration and one teardown, fd-bound so
 // the kernel removes all of it when the recorder dies, even by SIGKILL.
+// Kernels without uprobe_multi attach the same program per site instead
+// (sdt_perf_event_attach.h); the program is then loaded for perf events.
 #pragma once
 
 #include <sys/types.h>
@@ -45,9 +47,15 @@ inline constexpr uint32_t kBpfLinkTypeUprobeMulti = 12;
 // for an RCU grace period in the kernel, 5-20 ms) while libbpf loads the
 // real program and the maps are filled. A hit before slot 0 is set does
 // nothing.
+//
+// `for_uprobe_multi` picks the expected attach type, which must match the
+// real program's: uprobe_multi links need BPF_TRACE_UPROBE_MULTI, perf
+// event links need 0, and the kernel refuses a tail call between programs
+// of different expected attach types (EINVAL on the PROG_ARRAY update,
+// checked on 6.18).
 class SdtEntry {
  public:
-  SdtEntry();  // throws sonde::Error (runtime)
+  explicit SdtEntry(bool for_uprobe_multi);  // throws sonde::Error (runtime)
   int prog_fd() const { return prog_.get(); }
   int prog_array_fd() const { return array_.get(); }
 
@@ -63,9 +71,11 @@ UniqueFd attach_uprobe_multi(int prog_fd, const std::string& path, std::span<con
 class SdtBpf {
  public:
   // Loads the program and creates its maps, with room for `site_capacity`
-  // site recipes. Throws sonde::Error (runtime) with the kernel's reason
-  // when BPF is unavailable.
-  explicit SdtBpf(uint32_t site_capacity);
+  // site recipes, for uprobe_multi links or (false) for uprobe perf events:
+  // bpf_get_attach_cookie reads the cookie of the kind of attachment the
+  // program was loaded for. Throws sonde::Error (runtime) with the
+  // kernel's reason when BPF is unavailable.
+  SdtBpf(uint32_t site_capacity, bool for_uprobe_multi);
   ~SdtBpf();
   SdtBpf(const SdtBpf&) = delete;
   SdtBpf& operator=(const SdtBpf&) = delete;
@@ -97,9 +107,9 @@ class SdtBpf {
   int events_fd_ = -1, sites_fd_ = -1, tgids_fd_ = -1, config_fd_ = -1;
 };
 
-// Whether this kernel accepts uprobe_multi links: a cheap probe (a link on
-// /proc/self/exe with zero sites fails with EINVAL only after the attach type
-// is recognised). Used to give a clear error on kernels before 6.6.
+// Whether this kernel has uprobe_multi links, by its release (6.6+): the
+// link cannot be asked about without a loaded program of its attach type.
+// Chooses the attach route (sdt_attach_route.h).
 bool uprobe_multi_supported();
 
 }  // namespace sonde::probe

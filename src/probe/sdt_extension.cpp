@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 
 #include "probe/sdt_abi.h"
 #include "probe/sdt_bpf.h"
+#include "probe/sdt_perf_event_attach.h"
 #include "util/byte_reader.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -24,6 +26,15 @@ namespace sonde::probe {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Releasing one per-site uprobe event costs ~0.1 s, serialized in the
+// kernel whatever the number of closing threads (measured, docs/sdt.md):
+// above this many sites the recording's end is slow enough to warn about.
+constexpr size_t kSlowTeardownSites = 50;
+constexpr double kPerfEventTeardownSeconds = 0.1;
+// Threads closing links at stop(): uprobe_multi links release in parallel
+// (one grace-period wait each); per-site events gain little from more.
+constexpr size_t kCloseThreads = 8;
 
 bool is_file(const std::string& p) { return ::access(p.c_str(), R_OK) == 0; }
 
@@ -71,7 +82,8 @@ std::string candidates_text(const std::map<std::string, std::set<std::string>>& 
 
 }  // namespace
 
-SdtExtension::SdtExtension(std::vector<std::string> specs, std::string cache_root) : cache_(std::move(cache_root)) {
+SdtExtension::SdtExtension(std::vector<std::string> specs, std::string cache_root)
+    : route_(sdt_attach_route_from_env()), cache_(std::move(cache_root)) {
   for (const auto& s : specs) specs_.push_back(parse_probe_spec(s));
 }
 
@@ -251,18 +263,18 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     attr_.branch_sample_type = 0;
     if (attr_.wakeup_events == 0 && !attr_.watermark) attr_.wakeup_events = 1;
 
-    // Kernels before 6.6 have no uprobe_multi links. The per-site uprobe
-    // PMU route is not a usable fallback (no inherit, ~80 ms per event to
-    // release, see docs/sdt.md), so say so plainly instead.
-    if (!uprobe_multi_supported())
-      throw_runtime("sdt: recording SDT probes needs BPF uprobe_multi links (Linux 6.6 or later); "
-                    "this kernel is older");
+    // Kernels before 6.6 have no uprobe_multi links: there, one uprobe perf
+    // event per site runs the same program (sdt_perf_event_attach.h).
+    route_ = resolve_sdt_attach_route(route_);
+    const bool multi = route_ == SdtAttachRoute::Multi;
+    event_cpu_ = target.cpus.empty() ? 0 : target.cpus.front();
     auto t0 = Clock::now();
     // The links first, from another thread: creating them waits for an RCU
-    // grace period in the kernel, which then overlaps loading the program
+    // grace period in the kernel (the first uprobe registration after an
+    // idle spell, in either route), which then overlaps loading the program
     // and filling its maps. They run the entry program, which does nothing
     // until connect() below.
-    entry_ = std::make_unique<SdtEntry>();
+    entry_ = std::make_unique<SdtEntry>(multi);
     std::vector<std::pair<std::string, size_t>> plan;  // (path, first site)
     std::vector<sonde_sdt_site_spec> specs;
     for (const auto& [path, sites] : picked) {
@@ -271,14 +283,22 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
       specs.insert(specs.end(), s.begin(), s.end());
     }
     plan.emplace_back(std::string(), sites_.size());  // end marker
+    if (!multi && sites_.size() > kSlowTeardownSites)
+      std::fprintf(stderr,
+                   "sonde: warning: sdt: %zu probe sites as per-site uprobe events (%s): removing them takes "
+                   "about %.0f s when the recording ends\n",
+                   sites_.size(),
+                   uprobe_multi_supported() ? "SONDE_SDT_ATTACH=perf-event" : "no uprobe_multi links before Linux 6.6",
+                   static_cast<double>(sites_.size()) * kPerfEventTeardownSeconds);
     auto linking = std::async(std::launch::async, [this, &plan] {
       std::vector<UniqueFd> out;
-      for (size_t i = 0; i + 1 < plan.size(); ++i) out.push_back(link_sites(plan[i].first, plan[i].second, plan[i + 1].second));
+      for (size_t i = 0; i + 1 < plan.size(); ++i)
+        for (auto& l : link_sites(plan[i].first, plan[i].second, plan[i + 1].second)) out.push_back(std::move(l));
       return out;
     });
     // Room for the sites attached now and for libraries dlopen'ed later
     // (at least as many again, at least 2048): an array, preallocated.
-    bpf_ = std::make_unique<SdtBpf>(static_cast<uint32_t>(specs.size() + std::max<size_t>(specs.size(), 2048)));
+    bpf_ = std::make_unique<SdtBpf>(static_cast<uint32_t>(specs.size() + std::max<size_t>(specs.size(), 2048)), multi);
     auto t_load = Clock::now();
     std::vector<int> cpus = target.cpus;
     if (cpus.empty())
@@ -352,18 +372,23 @@ void SdtExtension::add_sites(const SdtFile& file, const std::vector<const SdtSit
   }
 }
 
-UniqueFd SdtExtension::link_sites(const std::string& path, size_t first, size_t end) const {
+std::vector<UniqueFd> SdtExtension::link_sites(const std::string& path, size_t first, size_t end) const {
   std::vector<uint64_t> offsets, refs, cookies;
   for (size_t i = first; i < end; ++i) {
     offsets.push_back(sites_[i].site.pc_offset);
     refs.push_back(sites_[i].site.sem_offset);
     cookies.push_back(i);
   }
-  return attach_uprobe_multi(entry_->prog_fd(), path, offsets, refs, cookies);
+  if (route_ == SdtAttachRoute::PerfEvent)
+    return attach_uprobe_perf_events(entry_->prog_fd(), path, event_cpu_, offsets, refs, cookies);
+  std::vector<UniqueFd> out;
+  out.push_back(attach_uprobe_multi(entry_->prog_fd(), path, offsets, refs, cookies));
+  return out;
 }
 
 void SdtExtension::attach_file(const std::string& path, size_t first) {
-  if (first < sites_.size()) links_.push_back(link_sites(path, first, sites_.size()));
+  if (first >= sites_.size()) return;
+  for (auto& l : link_sites(path, first, sites_.size())) links_.push_back(std::move(l));
 }
 
 std::vector<perf::EventDesc> SdtExtension::attrs() {
@@ -475,11 +500,16 @@ void SdtExtension::stop() {
   stopped_ = true;
   auto t0 = Clock::now();
   link_count_ = links_.size();
-  // Each link close waits for the kernel's uprobe unregistration (~20-35 ms);
-  // links close in parallel from separate threads.
+  // Each link close waits for the kernel's uprobe unregistration (a
+  // uprobe_multi link ~20-35 ms, a per-site uprobe event ~100 ms); links
+  // close in parallel from a few threads.
   if (links_.size() > 1) {
     std::vector<std::thread> threads;
-    for (auto& l : links_) threads.emplace_back([fd = l.release()] { ::close(fd); });
+    const size_t n = std::min(links_.size(), kCloseThreads);
+    for (size_t t = 0; t < n; ++t)
+      threads.emplace_back([this, t, n] {
+        for (size_t i = t; i < links_.size(); i += n) links_[i].reset();
+      });
     for (auto& t : threads) t.join();
   }
   links_.clear();
@@ -493,9 +523,11 @@ void SdtExtension::stop() {
   if (want && *want && *want != '0' && attach_seconds_ > 0)
     std::fprintf(stderr,
                  "sonde: sdt timing: %zu sites, %zu links: attach %.2f ms (resolve %.2f, bpf load %.2f, outputs %.2f, "
-                 "fork follower %.2f, site table %.2f, uprobe_multi links %.2f); detach %.2f ms\n",
+                 "fork follower %.2f, site table %.2f, %s %.2f); detach %.2f ms\n",
                  sites_.size(), link_count_, attach_seconds_ * 1e3, timing_.resolve * 1e3, timing_.load * 1e3, timing_.outputs * 1e3,
-                 timing_.forks * 1e3, timing_.sites * 1e3, timing_.links * 1e3, detach_seconds_ * 1e3);
+                 timing_.forks * 1e3, timing_.sites * 1e3,
+                 route_ == SdtAttachRoute::PerfEvent ? "uprobe perf events" : "uprobe_multi links", timing_.links * 1e3,
+                 detach_seconds_ * 1e3);
 }
 
 }  // namespace sonde::probe

@@ -1,7 +1,8 @@
 // `sonde record -e '%PROVIDER:EVENT[@PATH]'`: the RecordExtension that
 // resolves SDT specs to probe sites, attaches them through the BPF program
-// (one uprobe_multi link per object file) and names each sample after its
-// probe. See docs/sdt.md.
+// (one uprobe_multi link per object file, or one uprobe perf event per site
+// on kernels without uprobe_multi: SONDE_SDT_ATTACH, sdt_attach_route.h)
+// and names each sample after its probe. See docs/sdt.md.
 #pragma once
 
 #include <map>
@@ -12,6 +13,7 @@
 
 #include "probe/probe_cache.h"
 #include "probe/sdt_abi.h"
+#include "probe/sdt_attach_route.h"
 #include "probe/sdt_spec.h"
 #include "record/record_extension.h"
 #include "util/fd.h"
@@ -27,7 +29,8 @@ inline constexpr uint64_t kSdtIdBase = 1ULL << 62;
 class SdtExtension : public record::RecordExtension {
  public:
   // `specs`: the -e values that start with '%'. `cache_root`: the build-id
-  // cache folder (ProbeCache::default_root()).
+  // cache folder (ProbeCache::default_root()). The attach route comes from
+  // SONDE_SDT_ATTACH (a bad value is a usage error, thrown here).
   SdtExtension(std::vector<std::string> specs, std::string cache_root);
   ~SdtExtension() override;
 
@@ -49,6 +52,8 @@ class SdtExtension : public record::RecordExtension {
   const std::vector<Site>& sites() const { return sites_; }
   const std::vector<std::string>& probe_names() const { return probe_names_; }
   size_t link_count() const { return links_.size(); }
+  // The route prepare() took (Multi or PerfEvent; Auto before prepare()).
+  SdtAttachRoute route() const { return route_; }
   double attach_seconds() const { return attach_seconds_; }
   double detach_seconds() const { return detach_seconds_; }
 
@@ -62,18 +67,22 @@ class SdtExtension : public record::RecordExtension {
   std::vector<sonde_sdt_site_spec> plan_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked);
   // plan_sites() + storing the recipes in the program's table.
   void add_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked);
-  UniqueFd link_sites(const std::string& path, size_t first, size_t end) const;
+  // Attaches sites first .. end - 1 (all of `path`) by the route: one
+  // uprobe_multi link, or one link per site.
+  std::vector<UniqueFd> link_sites(const std::string& path, size_t first, size_t end) const;
   void attach_file(const std::string& path, size_t first_site);
   std::vector<std::string> target_objects(const record::RecordTarget& target);
 
   std::vector<ProbeSpec> specs_;
+  SdtAttachRoute route_ = SdtAttachRoute::Auto;
+  int event_cpu_ = 0;  // the CPU the per-site uprobe events are opened on
   ProbeCache cache_;
   std::unique_ptr<SdtEntry> entry_;  // what the links run: a tail call into bpf_
   std::unique_ptr<SdtBpf> bpf_;
   perf_event_attr attr_{};
   std::vector<UniqueFd> outputs_;       // per CPU of target.cpus
   std::vector<uint64_t> output_ids_;    // kernel ids of the bpf-output events
-  std::vector<UniqueFd> links_;
+  std::vector<UniqueFd> links_;         // uprobe_multi links, or one perf event link per site
   std::vector<Site> sites_;             // cookie = index
   std::vector<std::string> probe_names_;
   std::map<std::string, uint32_t> probe_by_name_;

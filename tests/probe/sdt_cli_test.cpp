@@ -14,6 +14,7 @@
 #include "format/session.h"
 #include "format/stream_reader.h"
 #include "probe/sdt_format.h"
+#include "probe/sdt_harness.h"
 #include "probe/sdt_note.h"
 #include "support/test_support.h"
 
@@ -45,15 +46,92 @@ T read_mem(pid_t pid, uint64_t addr) {
   return v;
 }
 
+// Records a running target with `sonde record -p`, sends the recorder `sig`
+// once the probes are live, and checks that every probe site and the
+// semaphore are back as they were. Returns the recorder's wait status.
+int record_then_signal(const TempDir& dir, int sig) {
+  pid_t target = fork();
+  if (target == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    execl((dir / "forms").c_str(), "forms", "1", "loop", nullptr);
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto file = sonde::probe::scan_sdt_file(dir / "forms");
+  uint64_t sem = 0;
+  for (const auto& s : file.sites)
+    if (s.name == "guarded") sem = s.semaphore;
+  uint64_t base = load_base(target, dir / "forms");
+  EXPECT_NE(base, 0u);
+  auto probe_bytes = [&] {
+    std::vector<int> b;
+    for (const auto& s : file.sites) b.push_back(read_mem<uint8_t>(target, base + s.pc));
+    return b;
+  };
+  const std::vector<int> nops(file.sites.size(), 0x90), int3s(file.sites.size(), 0xcc);
+  EXPECT_EQ(read_mem<uint16_t>(target, base + sem), 0);
+  EXPECT_EQ(probe_bytes(), nops);
+
+  pid_t rec = fork();
+  if (rec == 0) {
+    setenv("SONDE_BUILDID_DIR", (dir / "cache").c_str(), 1);
+    std::string p = std::to_string(target);
+    execl(sonde_bin().c_str(), "sonde", "record", "-q", "-p", p.c_str(), "-e", "%sfix:*", "-o",
+          (dir / "out").c_str(), nullptr);
+    _exit(127);
+  }
+  // Wait until the probes are live in the target.
+  bool live = false;
+  for (int i = 0; i < 500 && !live; ++i) {
+    live = read_mem<uint16_t>(target, base + sem) == 1;
+    if (!live) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(live);
+  EXPECT_EQ(probe_bytes(), int3s);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a few hits (every 10 ms)
+  kill(rec, sig);
+  int status = 0;
+  waitpid(rec, &status, 0);
+  auto r = run({sonde_bin(), "sdt", "list", dir / "forms"});  // one more sonde command
+  EXPECT_EQ(r.exit_code, 0);
+  // Link release is asynchronous to the process exit, and per-site events
+  // are released one by one (~0.1 s each).
+  for (int i = 0; i < 500 && (read_mem<uint16_t>(target, base + sem) != 0 || probe_bytes() != nops); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(read_mem<uint16_t>(target, base + sem), 0);
+  EXPECT_EQ(probe_bytes(), nops);
+  std::ifstream ue("/sys/kernel/tracing/uprobe_events");
+  std::string events((std::istreambuf_iterator<char>(ue)), {});
+  EXPECT_EQ(events.find("sfix"), std::string::npos) << events;
+  kill(target, SIGKILL);
+  waitpid(target, nullptr, 0);
+  return status;
+}
+
+// The recording tests once per attach route (SONDE_SDT_ATTACH, inherited by
+// the sonde processes they start): the stream must read the same.
+class SdtCliRoute : public ::testing::TestWithParam<const char*> {
+ protected:
+  ScopedSdtAttachRoute route_{GetParam()};
+};
+
+INSTANTIATE_TEST_SUITE_P(Routes, SdtCliRoute, ::testing::ValuesIn(kSdtRoutes),
+                         [](const auto& info) { return sdt_route_test_name(info.param); });
+
 }  // namespace
 
-TEST(SdtCli, RecordAndPerfScriptShowTheProbeNames) {
+TEST_P(SdtCliRoute, RecordAndPerfScriptShowTheProbeNames) {
   TempDir dir;
   ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
   std::string env = "SONDE_BUILDID_DIR='" + dir / "cache" + "' ";
-  auto r = sh(env + "'" + sonde_bin() + "' record -q -e cpu-clock -e '%sfix:*' -o '" + dir / "out" + "' -- '" +
-              dir / "forms" + "' 5");
+  auto r = sh(env + "SONDE_SDT_TIMING=1 '" + sonde_bin() + "' record -q -e cpu-clock -e '%sfix:*' -o '" +
+              dir / "out" + "' -- '" + dir / "forms" + "' 5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The route taken: one link for the file, or one per site.
+  EXPECT_NE(r.err.find(std::string("9 sites, ") + (GetParam() == std::string("multi") ? "1 links" : "9 links")),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.out.find("guarded_hits=5"), std::string::npos) << r.out;
   auto p = sh("perf script -i '" + dir / "out" + "' -F event 2>&1");
   ASSERT_EQ(p.exit_code, 0) << p.out;
@@ -73,57 +151,37 @@ TEST(SdtCli, UnknownProbeIsAUsageErrorWithoutOutput) {
   EXPECT_EQ(r.out.find("guarded_hits"), std::string::npos);  // the workload never ran
 }
 
-TEST(SdtCli, KillNineOfTheRecorderLeavesNoProbe) {
+TEST(SdtCli, BadAttachRouteIsAOneLineUsageErrorWithoutOutput) {
   TempDir dir;
   ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
-  pid_t target = fork();
-  if (target == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    execl((dir / "forms").c_str(), "forms", "1", "loop", nullptr);
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  auto file = sonde::probe::scan_sdt_file(dir / "forms");
-  uint64_t sem = 0, pc = 0;
-  for (const auto& s : file.sites)
-    if (s.name == "guarded") sem = s.semaphore, pc = s.pc;
-  uint64_t base = load_base(target, dir / "forms");
-  ASSERT_NE(base, 0u);
-  EXPECT_EQ(read_mem<uint16_t>(target, base + sem), 0);
-
-  pid_t rec = fork();
-  if (rec == 0) {
-    setenv("SONDE_BUILDID_DIR", (dir / "cache").c_str(), 1);
-    std::string p = std::to_string(target);
-    execl(sonde_bin().c_str(), "sonde", "record", "-q", "-p", p.c_str(), "-e", "%sfix:*", "-o",
-          (dir / "out").c_str(), nullptr);
-    _exit(127);
-  }
-  // Wait until the probes are live in the target.
-  bool live = false;
-  for (int i = 0; i < 500 && !live; ++i) {
-    live = read_mem<uint16_t>(target, base + sem) == 1;
-    if (!live) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(live);
-  EXPECT_EQ(read_mem<uint8_t>(target, base + pc), 0xcc);
-  kill(rec, SIGKILL);
-  waitpid(rec, nullptr, 0);
-  auto r = run({sonde_bin(), "sdt", "list", dir / "forms"});  // one more sonde command
-  EXPECT_EQ(r.exit_code, 0);
-  for (int i = 0; i < 200 && read_mem<uint16_t>(target, base + sem) != 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(read_mem<uint16_t>(target, base + sem), 0);
-  EXPECT_EQ(read_mem<uint8_t>(target, base + pc), 0x90);
-  std::ifstream ue("/sys/kernel/tracing/uprobe_events");
-  std::string events((std::istreambuf_iterator<char>(ue)), {});
-  EXPECT_EQ(events.find("sfix"), std::string::npos) << events;
-  kill(target, SIGKILL);
-  waitpid(target, nullptr, 0);
+  auto r = sh("SONDE_SDT_ATTACH=perf_events SONDE_BUILDID_DIR='" + dir / "cache" + "' '" + sonde_bin() +
+              "' record -q -e '%sfix:plain' -o '" + dir / "out" + "' -- '" + dir / "forms" + "' 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("SONDE_SDT_ATTACH='perf_events' is not one of auto, multi, perf-event"), std::string::npos)
+      << r.err;
+  EXPECT_NE(access((dir / "out").c_str(), F_OK), 0);
+  EXPECT_EQ(r.out.find("guarded_hits"), std::string::npos);  // the workload never ran
 }
 
-TEST(SdtCli, RecordedSamplesDecodeThroughTheSessionForScript) {
+TEST_P(SdtCliRoute, KillNineOfTheRecorderLeavesNoProbe) {
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
+  int status = record_then_signal(dir, SIGKILL);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+}
+
+TEST_P(SdtCliRoute, InterruptedRecorderDetachesAndKeepsItsSamples) {
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
+  int status = record_then_signal(dir, SIGINT);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  auto p = sh("perf script -i '" + dir / "out" + "' -F event 2>&1");
+  ASSERT_EQ(p.exit_code, 0) << p.out;
+  EXPECT_GT(count_lines_with(p.out, "%sfix:guarded:"), 0u) << p.out.substr(0, 2000);
+}
+
+TEST_P(SdtCliRoute, RecordedSamplesDecodeThroughTheSessionForScript) {
   TempDir dir;
   ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
   auto r = sh("SONDE_BUILDID_DIR='" + dir / "cache" + "' '" + sonde_bin() + "' record -q -e '%sfix:*' -o '" +

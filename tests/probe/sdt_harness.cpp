@@ -73,6 +73,20 @@ size_t count_bpf_link_fds(pid_t pid) {
   return n;
 }
 
+ScopedSdtAttachRoute::ScopedSdtAttachRoute(const std::string& route) {
+  if (route.empty()) unsetenv("SONDE_SDT_ATTACH");
+  else setenv("SONDE_SDT_ATTACH", route.c_str(), 1);
+}
+
+ScopedSdtAttachRoute::~ScopedSdtAttachRoute() { unsetenv("SONDE_SDT_ATTACH"); }
+
+std::string sdt_route_test_name(const std::string& route) {
+  std::string n = route;
+  for (char& c : n)
+    if (c == '-') c = '_';
+  return n;
+}
+
 SdtRun sdt_record(const std::vector<std::string>& specs, const std::vector<std::string>& argv,
                   const SdtRunOptions& opts) {
   SdtRun run;
@@ -122,6 +136,8 @@ SdtRun sdt_record(const std::vector<std::string>& specs, const std::vector<std::
     throw;
   }
   run.sites = ext.sites().size();
+  run.links = ext.link_count();
+  run.route = ext.route();
   run.attach_seconds = ext.attach_seconds();
   std::vector<perf::EventDesc> descs = ext.attrs();
   std::vector<std::unique_ptr<RingBuffer>> rings;

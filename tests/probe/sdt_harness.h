@@ -26,6 +26,8 @@ struct SdtRun {
   std::string out;  // the workload's stdout
   int exit_code = -1;
   size_t sites = 0;
+  size_t links = 0;  // link fds after prepare(): one per object (multi) or one per site (perf-event)
+  probe::SdtAttachRoute route = probe::SdtAttachRoute::Auto;  // the route prepare() took
   double attach_seconds = 0, detach_seconds = 0;
   // "name args" -> count
   std::map<std::string, size_t> counts() const;
@@ -56,7 +58,21 @@ class RingBuffer {
   size_t size_ = 0, data_size_ = 0;
 };
 
-// True when this process holds no BPF link fd (nothing attached).
+// How many BPF link fds process `pid` (0: this one) holds.
 size_t count_bpf_link_fds(pid_t pid = 0);
+
+// Sets SONDE_SDT_ATTACH for the lifetime of the object ("" unsets it).
+class ScopedSdtAttachRoute {
+ public:
+  explicit ScopedSdtAttachRoute(const std::string& route);
+  ~ScopedSdtAttachRoute();
+  ScopedSdtAttachRoute(const ScopedSdtAttachRoute&) = delete;
+  ScopedSdtAttachRoute& operator=(const ScopedSdtAttachRoute&) = delete;
+};
+
+// The attach routes tests run under ("multi", "perf-event"), and a
+// GoogleTest parameter name for each ("multi", "perf_event").
+inline const char* const kSdtRoutes[] = {"multi", "perf-event"};
+std::string sdt_route_test_name(const std::string& route);
 
 }  // namespace sonde::test

@@ -1,6 +1,8 @@
 // Recording SDT probes through probe::SdtExtension with the test harness
 // (the recorder's part is simulated: fork, prepare, drain, rewrite, stop).
 #include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +15,9 @@
 #include <thread>
 
 #include "probe/probe_cache.h"
+#include "probe/sdt_attach_route.h"
+#include "probe/sdt_bpf.h"
+#include "probe/sdt_perf_event_attach.h"
 #include "probe/sdt_note.h"
 #include "probe/sdt_harness.h"
 #include "support/test_support.h"
@@ -68,12 +73,31 @@ class SdtRecord : public ::testing::Test {
   SdtRunOptions opts_;
 };
 
+// The tests that attach, once per attach route (SONDE_SDT_ATTACH): the
+// uprobe_multi links and the per-site uprobe perf events of kernels before
+// 6.6, forced here on a kernel that has both.
+class SdtRecordRoute : public SdtRecord, public ::testing::WithParamInterface<const char*> {
+ protected:
+  bool per_site() const { return std::string(GetParam()) == "perf-event"; }
+  // Link fds the extension holds for `sites` sites of one object file.
+  size_t links_for(size_t sites) const { return per_site() ? sites : 1; }
+  sonde::probe::SdtAttachRoute expected_route() const {
+    return per_site() ? sonde::probe::SdtAttachRoute::PerfEvent : sonde::probe::SdtAttachRoute::Multi;
+  }
+  ScopedSdtAttachRoute route_{GetParam()};
+};
+
+INSTANTIATE_TEST_SUITE_P(Routes, SdtRecordRoute, ::testing::ValuesIn(kSdtRoutes),
+                         [](const auto& info) { return sdt_route_test_name(info.param); });
+
 }  // namespace
 
-TEST_F(SdtRecord, EveryArgumentFormExactValuesAndCounts) {
+TEST_P(SdtRecordRoute, EveryArgumentFormExactValuesAndCounts) {
   auto run = sdt_record({"%sfix:*"}, {dir_ / "forms", "7"}, opts_);
   ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(run.route, expected_route());
   EXPECT_EQ(run.sites, 9u);
+  EXPECT_EQ(run.links, links_for(9));
   auto c = run.counts();
   EXPECT_EQ(c[std::string("%sfix:regs") + kRegsArgs], 7u);
   EXPECT_EQ(c[std::string("%sfix:stack") + kRegsArgs], 7u);
@@ -92,7 +116,7 @@ TEST_F(SdtRecord, EveryArgumentFormExactValuesAndCounts) {
   EXPECT_EQ(count_bpf_link_fds(), 0u);
 }
 
-TEST_F(SdtRecord, SemaphoreStaysDownWithoutTracing) {
+TEST_P(SdtRecordRoute, SemaphoreStaysDownWithoutTracing) {
   auto r = run({dir_ / "forms", "3"});
   EXPECT_NE(r.out.find("guarded_hits=0"), std::string::npos);
   // Recording another probe leaves the guarded one's semaphore alone.
@@ -159,7 +183,7 @@ TEST_F(SdtRecord, AmbiguousNameListsCandidatesAndAtPathResolves) {
   EXPECT_EQ(run.hits.size(), 4u);
 }
 
-TEST_F(SdtRecord, ProbesInADlopenedLibrary) {
+TEST_P(SdtRecordRoute, ProbesInADlopenedLibrary) {
   ASSERT_TRUE(compile_fixture("sdt_dlopen_lib.c", dir_ / "libsdl.so", "-shared -fPIC"));
   ASSERT_TRUE(compile_fixture("sdt_dlopen_main.c", dir_ / "main", "-ldl"));
   auto during = [&](SdtExtension& ext, pid_t pid, int in, int out) {
@@ -181,6 +205,7 @@ TEST_F(SdtRecord, ProbesInADlopenedLibrary) {
       ASSERT_EQ(write(in, "go\n", 3), 3);
     };
     auto run = sdt_record({"%sdlib:hit"}, {dir_ / "main", dir_ / "libsdl.so", "5"}, o);
+    EXPECT_EQ(run.route, expected_route());
     EXPECT_EQ(run.count("%sdlib:hit"), 5u);
     auto c = run.counts();
     EXPECT_EQ(c["%sdlib:hit arg1=4 arg2=-4"], 1u);
@@ -199,7 +224,7 @@ TEST_F(SdtRecord, ProbesInADlopenedLibrary) {
   }
 }
 
-TEST_F(SdtRecord, ChildrenOfTheWorkloadAreRecordedOthersNot) {
+TEST_P(SdtRecordRoute, ChildrenOfTheWorkloadAreRecordedOthersNot) {
   // The workload's child (sh -c runs forms as a child) is followed; a
   // concurrent unrelated run of the same binary is not.
   // forms is not the command itself: pin it with @PATH.
@@ -217,7 +242,7 @@ TEST_F(SdtRecord, ChildrenOfTheWorkloadAreRecordedOthersNot) {
   EXPECT_EQ(r.hits.size(), 5u);
 }
 
-TEST_F(SdtRecord, KillNineLeavesNothingBehind) {
+TEST_P(SdtRecordRoute, KillNineLeavesNothingBehind) {
   // A long-running target that tests its semaphore.
   pid_t target = fork();
   if (target == 0) {
@@ -233,10 +258,18 @@ TEST_F(SdtRecord, KillNineLeavesNothingBehind) {
     if (s.name == "guarded") guarded = &s;
   ASSERT_NE(guarded, nullptr);
   uint64_t sem_addr = runtime_addr(target, dir_ / "forms", guarded->semaphore, true);
-  uint64_t pc_addr = runtime_addr(target, dir_ / "forms", guarded->pc, true);
   ASSERT_NE(sem_addr, 0u);
   EXPECT_EQ(read_mem<uint16_t>(target, sem_addr), 0);
-  EXPECT_EQ(read_mem<uint8_t>(target, pc_addr), 0x90);
+  // Every site's probe byte: int3 (0xcc) while attached, the nop back after.
+  std::vector<uint64_t> pcs;
+  for (const auto& s : file.sites) pcs.push_back(runtime_addr(target, dir_ / "forms", s.pc, true));
+  auto probe_bytes = [&] {
+    std::vector<int> b;
+    for (uint64_t pc : pcs) b.push_back(read_mem<uint8_t>(target, pc));
+    return b;
+  };
+  const std::vector<int> nops(pcs.size(), 0x90), int3s(pcs.size(), 0xcc);
+  EXPECT_EQ(probe_bytes(), nops);
 
   // The "recorder": a child process holding the links, killed with SIGKILL.
   int ready[2];
@@ -266,21 +299,73 @@ TEST_F(SdtRecord, KillNineLeavesNothingBehind) {
   ASSERT_EQ(c, '1');
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(read_mem<uint16_t>(target, sem_addr), 1);
-  EXPECT_EQ(read_mem<uint8_t>(target, pc_addr), 0xcc);
-  // The uprobe_multi link of forms, and the fork follower's two raw
-  // tracepoint links (task_newtask, sched_process_exit): -p filters by tgid.
-  EXPECT_EQ(count_bpf_link_fds(recorder), 3u);
+  EXPECT_EQ(probe_bytes(), int3s);
+  // The uprobe_multi link of forms (or one link per site), and the fork
+  // follower's two raw tracepoint links (task_newtask, sched_process_exit):
+  // -p filters by tgid.
+  EXPECT_EQ(count_bpf_link_fds(recorder), links_for(file.sites.size()) + 2);
 
   kill(recorder, SIGKILL);
   waitpid(recorder, nullptr, 0);
   auto r = run({sonde_bin(), "sdt", "list", dir_ / "forms"});  // one more sonde command
   EXPECT_EQ(r.exit_code, 0);
-  // Link release is asynchronous to the process exit: give it a moment.
-  for (int i = 0; i < 100 && read_mem<uint16_t>(target, sem_addr) != 0; ++i)
+  // Link release is asynchronous to the process exit, and per-site events
+  // release one by one (~0.1 s each): give it time.
+  for (int i = 0; i < 500 && (read_mem<uint16_t>(target, sem_addr) != 0 || probe_bytes() != nops); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(read_mem<uint16_t>(target, sem_addr), 0);
-  EXPECT_EQ(read_mem<uint8_t>(target, pc_addr), 0x90);
+  EXPECT_EQ(probe_bytes(), nops);
   EXPECT_EQ(uprobe_events().find("sfix"), std::string::npos);
+  kill(target, SIGKILL);
+  waitpid(target, nullptr, 0);
+}
+
+TEST_P(SdtRecordRoute, AttachFailureReleasesEverySiteAlreadyAttached) {
+  // Another tracer holds the last site of forms ("guarded") with no
+  // semaphore: the kernel refuses our registration of it (ref_ctr_offset
+  // mismatch, EINVAL) after the other eight sites were attached.
+  pid_t target = fork();
+  if (target == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    execl((dir_ / "forms").c_str(), "forms", "1", "loop", nullptr);
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto file = sonde::probe::scan_sdt_file(dir_ / "forms");
+  ASSERT_EQ(file.sites.back().name, "guarded");
+  std::vector<uint64_t> pcs;
+  for (const auto& s : file.sites) pcs.push_back(runtime_addr(target, dir_ / "forms", s.pc, true));
+  auto probe_bytes = [&] {
+    std::vector<int> b;
+    for (uint64_t pc : pcs) b.push_back(read_mem<uint8_t>(target, pc));
+    return b;
+  };
+  const std::vector<int> nops(pcs.size(), 0x90);
+  std::vector<int> only_guarded = nops;
+  only_guarded.back() = 0xcc;
+
+  const std::string path = dir_ / "forms";
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = sonde::probe::read_uprobe_pmu().type;
+  attr.config1 = reinterpret_cast<uint64_t>(path.c_str());
+  attr.config2 = file.sites.back().pc_offset;
+  sonde::UniqueFd other(static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)));
+  ASSERT_TRUE(other) << errno;
+  EXPECT_EQ(probe_bytes(), only_guarded);
+  try {
+    sdt_record({"%sfix:*"}, {dir_ / "forms", "1"}, opts_);
+    ADD_FAILURE() << "attached a site another tracer holds with another semaphore";
+  } catch (const sonde::Error& e) {
+    EXPECT_EQ(e.exit_code(), 1);
+    EXPECT_NE(std::string(e.what()).find("Invalid argument"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(count_bpf_link_fds(), 0u);
+  EXPECT_EQ(probe_bytes(), only_guarded);
+  other.reset();
+  for (int i = 0; i < 100 && probe_bytes() != nops; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(probe_bytes(), nops);
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
 }
@@ -300,4 +385,57 @@ TEST(SdtScale, ThousandProbesAttachAndDetachWellUnderASecond) {
   EXPECT_LT(run.detach_seconds, 1.0);
   std::printf("[sdt-scale] sites=%zu attach_ms=%.1f detach_ms=%.1f\n", run.sites, run.attach_seconds * 1e3,
               run.detach_seconds * 1e3);
+}
+
+TEST(SdtScale, PerSiteEventsAttachAndDetachEverySite) {
+  // The perf-event route's cost grows with the sites: 20 of them, figures
+  // printed for docs/sdt.md (per site).
+  ScopedSdtAttachRoute route("perf-event");
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("sdt_many.c", dir / "many", "-O2"));
+  SdtRunOptions opts;
+  opts.cache_root = dir / "cache";
+  auto run = sdt_record({"%many:p00*", "%many:p01*"}, {dir / "many", "2"}, opts);
+  EXPECT_EQ(run.sites, 20u);
+  EXPECT_EQ(run.links, 20u);
+  EXPECT_EQ(run.hits.size(), 40u);
+  auto c = run.counts();
+  EXPECT_EQ(c["%many:p000 arg1=1 arg2=1000"], 1u);
+  EXPECT_EQ(c["%many:p019 arg1=0 arg2=1019"], 1u);
+  EXPECT_LT(run.detach_seconds, 20 * 0.5);
+  std::printf("[sdt-scale perf-event] sites=%zu attach_ms=%.1f (%.2f/site) detach_ms=%.1f (%.1f/site)\n", run.sites,
+              run.attach_seconds * 1e3, run.attach_seconds * 1e3 / 20, run.detach_seconds * 1e3,
+              run.detach_seconds * 1e3 / 20);
+}
+
+TEST(SdtAttachRoute, EnvironmentValuesAndAuto) {
+  using sonde::probe::SdtAttachRoute;
+  using sonde::probe::parse_sdt_attach_route;
+  EXPECT_EQ(parse_sdt_attach_route(""), SdtAttachRoute::Auto);
+  EXPECT_EQ(parse_sdt_attach_route("auto"), SdtAttachRoute::Auto);
+  EXPECT_EQ(parse_sdt_attach_route("multi"), SdtAttachRoute::Multi);
+  EXPECT_EQ(parse_sdt_attach_route("perf-event"), SdtAttachRoute::PerfEvent);
+  for (const char* bad : {"perf_event", "Multi", "perf-events", " multi"}) {
+    try {
+      parse_sdt_attach_route(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const sonde::Error& e) {
+      EXPECT_EQ(e.exit_code(), 2) << bad;
+      EXPECT_NE(std::string(e.what()).find("SONDE_SDT_ATTACH"), std::string::npos) << e.what();
+    }
+  }
+  // The extension reads it when constructed, before anything is opened.
+  ScopedSdtAttachRoute route("bogus");
+  EXPECT_THROW(SdtExtension({"%sfix:*"}, "/nonexistent"), sonde::Error);
+}
+
+TEST_F(SdtRecord, AutoTakesUprobeMultiOnThisKernel) {
+  // This machine's kernel (6.18) has uprobe_multi: auto must not take the
+  // slow per-site route.
+  ASSERT_TRUE(sonde::probe::uprobe_multi_supported());
+  ScopedSdtAttachRoute route("auto");
+  auto run = sdt_record({"%sfix:plain"}, {dir_ / "forms", "2"}, opts_);
+  EXPECT_EQ(run.route, sonde::probe::SdtAttachRoute::Multi);
+  EXPECT_EQ(run.links, 1u);
+  EXPECT_EQ(run.count("%sfix:plain"), 2u);
 }
