@@ -22,61 +22,18 @@ using namespace sonde::test;
 
 namespace {
 
-uint64_t load_base(pid_t pid, const std::string& path) {
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.find(path) == std::string::npos) continue;
-    std::istringstream ls(line);
-    std::string range, perms, off;
-    ls >> range >> perms >> off;
-    if (std::stoull(off, nullptr, 16) == 0) return std::stoull(range.substr(0, range.find('-')), nullptr, 16);
-  }
-  return 0;
-}
-
-template <typename T>
-T read_mem(pid_t pid, uint64_t addr) {
-  T v{};
-  int fd = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY);
-  if (fd >= 0) {
-    if (pread(fd, &v, sizeof v, static_cast<off_t>(addr)) != sizeof v) v = T{};
-    close(fd);
-  }
-  return v;
-}
-
 // Records a running target with `sonde record -p`, sends the recorder `sig`
 // once the probes are live, and checks that every probe site and the
 // semaphore are back as they were. Returns the recorder's wait status.
 int record_then_signal(const TempDir& dir, int sig) {
-  pid_t target = fork();
-  if (target == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    execl((dir / "forms").c_str(), "forms", "1", "loop", nullptr);
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  auto file = sonde::probe::scan_sdt_file(dir / "forms");
-  uint64_t sem = 0;
-  for (const auto& s : file.sites)
-    if (s.name == "guarded") sem = s.semaphore;
-  uint64_t base = load_base(target, dir / "forms");
-  EXPECT_NE(base, 0u);
-  auto probe_bytes = [&] {
-    std::vector<int> b;
-    for (const auto& s : file.sites) b.push_back(read_mem<uint8_t>(target, base + s.pc));
-    return b;
-  };
-  const std::vector<int> nops(file.sites.size(), 0x90), int3s(file.sites.size(), 0xcc);
-  EXPECT_EQ(read_mem<uint16_t>(target, base + sem), 0);
-  EXPECT_EQ(probe_bytes(), nops);
+  FormsTarget target(dir / "forms");
+  EXPECT_EQ(target.semaphore("guarded"), 0);
+  EXPECT_EQ(target.probe_bytes(), target.nops());
 
   pid_t rec = fork();
   if (rec == 0) {
     setenv("SONDE_BUILDID_DIR", (dir / "cache").c_str(), 1);
-    std::string p = std::to_string(target);
+    std::string p = std::to_string(target.pid());
     execl(sonde_bin().c_str(), "sonde", "record", "-q", "-p", p.c_str(), "-e", "%sfix:*", "-o",
           (dir / "out").c_str(), nullptr);
     _exit(127);
@@ -84,11 +41,11 @@ int record_then_signal(const TempDir& dir, int sig) {
   // Wait until the probes are live in the target.
   bool live = false;
   for (int i = 0; i < 500 && !live; ++i) {
-    live = read_mem<uint16_t>(target, base + sem) == 1;
+    live = target.semaphore("guarded") == 1;
     if (!live) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_TRUE(live);
-  EXPECT_EQ(probe_bytes(), int3s);
+  EXPECT_EQ(target.probe_bytes(), target.int3s());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a few hits (every 10 ms)
   kill(rec, sig);
   int status = 0;
@@ -97,15 +54,12 @@ int record_then_signal(const TempDir& dir, int sig) {
   EXPECT_EQ(r.exit_code, 0);
   // Link release is asynchronous to the process exit, and per-site events
   // are released one by one (~0.1 s each).
-  for (int i = 0; i < 500 && (read_mem<uint16_t>(target, base + sem) != 0 || probe_bytes() != nops); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(read_mem<uint16_t>(target, base + sem), 0);
-  EXPECT_EQ(probe_bytes(), nops);
+  EXPECT_TRUE(target.wait_detached(5));
+  EXPECT_EQ(target.semaphore("guarded"), 0);
+  EXPECT_EQ(target.probe_bytes(), target.nops());
   std::ifstream ue("/sys/kernel/tracing/uprobe_events");
   std::string events((std::istreambuf_iterator<char>(ue)), {});
   EXPECT_EQ(events.find("sfix"), std::string::npos) << events;
-  kill(target, SIGKILL);
-  waitpid(target, nullptr, 0);
   return status;
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +11,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "probe/sdt_format.h"
@@ -71,6 +74,66 @@ size_t count_bpf_link_fds(pid_t pid) {
     if (len > 0 && std::string(buf, static_cast<size_t>(len)) == "anon_inode:bpf_link") ++n;
   }
   return n;
+}
+
+uint64_t load_base(pid_t pid, const std::string& path) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(path) == std::string::npos) continue;
+    std::istringstream ls(line);
+    std::string range, perms, off;
+    ls >> range >> perms >> off;
+    if (std::stoull(off, nullptr, 16) == 0) return std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+  }
+  return 0;
+}
+
+FormsTarget::FormsTarget(const std::string& path) : file_(probe::scan_sdt_file(path)) {
+  pid_ = fork();
+  if (pid_ == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    execl(path.c_str(), "forms", "1", "loop", nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 400 && !(base_ = load_base(pid_, path)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (!base_) throw_runtime("{} did not start", path);
+}
+
+FormsTarget::~FormsTarget() {
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+}
+
+std::vector<int> FormsTarget::probe_bytes() const {
+  std::vector<int> b;
+  for (const auto& s : file_.sites) b.push_back(read_mem<uint8_t>(pid_, base_ + s.pc));
+  return b;
+}
+
+uint16_t FormsTarget::semaphore(const std::string& probe_name) const {
+  for (const auto& s : file_.sites)
+    if (s.name == probe_name && s.semaphore) return read_mem<uint16_t>(pid_, base_ + s.semaphore);
+  throw_runtime("no semaphore for {}", probe_name);
+}
+
+std::vector<int> FormsTarget::semaphores() const {
+  std::vector<int> v;
+  for (const auto& s : file_.sites)
+    if (s.semaphore) v.push_back(read_mem<uint16_t>(pid_, base_ + s.semaphore));
+  return v;
+}
+
+bool FormsTarget::wait_detached(double seconds) const {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (true) {
+    auto sems = semaphores();
+    if (probe_bytes() == nops() && sems == std::vector<int>(sems.size(), 0)) return true;
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 ScopedSdtAttachRoute::ScopedSdtAttachRoute(const std::string& route) {
@@ -139,7 +202,8 @@ SdtRun sdt_record(const std::vector<std::string>& specs, const std::vector<std::
   run.links = ext.link_count();
   run.route = ext.route();
   run.attach_seconds = ext.attach_seconds();
-  std::vector<perf::EventDesc> descs = ext.attrs();
+  run.descs = ext.attrs();
+  const std::vector<perf::EventDesc>& descs = run.descs;
   std::vector<std::unique_ptr<RingBuffer>> rings;
   for (int fd : ext.ring_fds()) rings.push_back(std::make_unique<RingBuffer>(fd));
 

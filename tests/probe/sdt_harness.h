@@ -4,7 +4,9 @@
 // without depending on the recorder.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <functional>
 #include <map>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "probe/sdt_extension.h"
+#include "probe/sdt_note.h"
 
 namespace sonde::test {
 
@@ -28,6 +31,7 @@ struct SdtRun {
   size_t sites = 0;
   size_t links = 0;  // link fds after prepare(): one per object (multi) or one per site (perf-event)
   probe::SdtAttachRoute route = probe::SdtAttachRoute::Auto;  // the route prepare() took
+  std::vector<perf::EventDesc> descs;  // the extension's attrs() (HEADER_ATTRs of the stream)
   double attach_seconds = 0, detach_seconds = 0;
   // "name args" -> count
   std::map<std::string, size_t> counts() const;
@@ -56,6 +60,54 @@ class RingBuffer {
  private:
   void* base_ = nullptr;
   size_t size_ = 0, data_size_ = 0;
+};
+
+// Reads a T at `addr` of process `pid` through /proc/PID/mem (T{} when it
+// cannot).
+template <typename T>
+T read_mem(pid_t pid, uint64_t addr) {
+  T v{};
+  int fd = ::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY);
+  if (fd >= 0) {
+    if (::pread(fd, &v, sizeof v, static_cast<off_t>(addr)) != sizeof v) v = T{};
+    ::close(fd);
+  }
+  return v;
+}
+
+// Where process `pid` mapped the start (file offset 0) of `path`; 0 if it
+// does not map it.
+uint64_t load_base(pid_t pid, const std::string& path);
+
+// A running `PATH 1 loop` of the sdt_forms fixture (every probe fires every
+// 10 ms, stdout to /dev/null), killed when destroyed. Tells whether probes
+// are installed in it: each site's probe byte (0x90 nop, 0xcc int3) and
+// semaphore, read through /proc/PID/mem.
+class FormsTarget {
+ public:
+  explicit FormsTarget(const std::string& path);  // returns once it has mapped `path`
+  ~FormsTarget();
+  FormsTarget(const FormsTarget&) = delete;
+  FormsTarget& operator=(const FormsTarget&) = delete;
+
+  pid_t pid() const { return pid_; }
+  const probe::SdtFile& file() const { return file_; }
+  uint64_t base() const { return base_; }
+  // In the note's site order.
+  std::vector<int> probe_bytes() const;
+  std::vector<int> nops() const { return std::vector<int>(file_.sites.size(), 0x90); }
+  std::vector<int> int3s() const { return std::vector<int>(file_.sites.size(), 0xcc); }
+  uint16_t semaphore(const std::string& probe_name) const;
+  // Every semaphore of the file (sites that have one), in site order.
+  std::vector<int> semaphores() const;
+  // Polls for up to `seconds` until no probe is installed and every
+  // semaphore is 0 (a link's release can outlive its process).
+  bool wait_detached(double seconds) const;
+
+ private:
+  pid_t pid_ = -1;
+  probe::SdtFile file_;
+  uint64_t base_ = 0;
 };
 
 // How many BPF link fds process `pid` (0: this one) holds.

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -30,33 +31,6 @@ namespace {
 
 const char* kRegsArgs = " arg1=-5 arg2=250 arg3=-1234 arg4=65000 arg5=-100000 arg6=4000000000 arg7=-5000000000 "
                         "arg8=18000000000000000000";
-
-// Runtime address of link-time `vaddr` of `path` in process `pid` (PIE or not).
-uint64_t runtime_addr(pid_t pid, const std::string& path, uint64_t vaddr, bool pie) {
-  if (!pie) return vaddr;
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.find(path) == std::string::npos) continue;
-    std::istringstream ls(line);
-    std::string range, perms, off;
-    ls >> range >> perms >> off;
-    if (std::stoull(off, nullptr, 16) != 0) continue;
-    return std::stoull(range.substr(0, range.find('-')), nullptr, 16) + vaddr;
-  }
-  return 0;
-}
-
-template <typename T>
-T read_mem(pid_t pid, uint64_t addr) {
-  T v{};
-  int fd = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY);
-  if (fd >= 0) {
-    if (pread(fd, &v, sizeof v, static_cast<off_t>(addr)) != sizeof v) v = T{};
-    close(fd);
-  }
-  return v;
-}
 
 std::string uprobe_events() {
   std::ifstream f("/sys/kernel/tracing/uprobe_events");
@@ -244,32 +218,9 @@ TEST_P(SdtRecordRoute, ChildrenOfTheWorkloadAreRecordedOthersNot) {
 
 TEST_P(SdtRecordRoute, KillNineLeavesNothingBehind) {
   // A long-running target that tests its semaphore.
-  pid_t target = fork();
-  if (target == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    execl((dir_ / "forms").c_str(), "forms", "1", "loop", nullptr);
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  auto file = sonde::probe::scan_sdt_file(dir_ / "forms");
-  const sonde::probe::SdtSite* guarded = nullptr;
-  for (const auto& s : file.sites)
-    if (s.name == "guarded") guarded = &s;
-  ASSERT_NE(guarded, nullptr);
-  uint64_t sem_addr = runtime_addr(target, dir_ / "forms", guarded->semaphore, true);
-  ASSERT_NE(sem_addr, 0u);
-  EXPECT_EQ(read_mem<uint16_t>(target, sem_addr), 0);
-  // Every site's probe byte: int3 (0xcc) while attached, the nop back after.
-  std::vector<uint64_t> pcs;
-  for (const auto& s : file.sites) pcs.push_back(runtime_addr(target, dir_ / "forms", s.pc, true));
-  auto probe_bytes = [&] {
-    std::vector<int> b;
-    for (uint64_t pc : pcs) b.push_back(read_mem<uint8_t>(target, pc));
-    return b;
-  };
-  const std::vector<int> nops(pcs.size(), 0x90), int3s(pcs.size(), 0xcc);
-  EXPECT_EQ(probe_bytes(), nops);
+  FormsTarget target(dir_ / "forms");
+  EXPECT_EQ(target.semaphore("guarded"), 0);
+  EXPECT_EQ(target.probe_bytes(), target.nops());
 
   // The "recorder": a child process holding the links, killed with SIGKILL.
   int ready[2];
@@ -280,7 +231,7 @@ TEST_P(SdtRecordRoute, KillNineLeavesNothingBehind) {
     try {
       SdtExtension ext({"%sfix:*"}, dir_ / "cache");
       sonde::record::RecordTarget t;
-      t.pids = {target};
+      t.pids = {target.pid()};
       t.cpus = {0};
       perf_event_attr base{};
       base.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID;
@@ -298,12 +249,12 @@ TEST_P(SdtRecordRoute, KillNineLeavesNothingBehind) {
   close(ready[0]);
   ASSERT_EQ(c, '1');
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(read_mem<uint16_t>(target, sem_addr), 1);
-  EXPECT_EQ(probe_bytes(), int3s);
+  EXPECT_EQ(target.semaphore("guarded"), 1);
+  EXPECT_EQ(target.probe_bytes(), target.int3s());  // int3 at every site
   // The uprobe_multi link of forms (or one link per site), and the fork
   // follower's two raw tracepoint links (task_newtask, sched_process_exit):
   // -p filters by tgid.
-  EXPECT_EQ(count_bpf_link_fds(recorder), links_for(file.sites.size()) + 2);
+  EXPECT_EQ(count_bpf_link_fds(recorder), links_for(target.file().sites.size()) + 2);
 
   kill(recorder, SIGKILL);
   waitpid(recorder, nullptr, 0);
@@ -311,38 +262,20 @@ TEST_P(SdtRecordRoute, KillNineLeavesNothingBehind) {
   EXPECT_EQ(r.exit_code, 0);
   // Link release is asynchronous to the process exit, and per-site events
   // release one by one (~0.1 s each): give it time.
-  for (int i = 0; i < 500 && (read_mem<uint16_t>(target, sem_addr) != 0 || probe_bytes() != nops); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(read_mem<uint16_t>(target, sem_addr), 0);
-  EXPECT_EQ(probe_bytes(), nops);
+  EXPECT_TRUE(target.wait_detached(5));
+  EXPECT_EQ(target.semaphore("guarded"), 0);
+  EXPECT_EQ(target.probe_bytes(), target.nops());
   EXPECT_EQ(uprobe_events().find("sfix"), std::string::npos);
-  kill(target, SIGKILL);
-  waitpid(target, nullptr, 0);
 }
 
 TEST_P(SdtRecordRoute, AttachFailureReleasesEverySiteAlreadyAttached) {
   // Another tracer holds the last site of forms ("guarded") with no
   // semaphore: the kernel refuses our registration of it (ref_ctr_offset
   // mismatch, EINVAL) after the other eight sites were attached.
-  pid_t target = fork();
-  if (target == 0) {
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    execl((dir_ / "forms").c_str(), "forms", "1", "loop", nullptr);
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  auto file = sonde::probe::scan_sdt_file(dir_ / "forms");
-  ASSERT_EQ(file.sites.back().name, "guarded");
-  std::vector<uint64_t> pcs;
-  for (const auto& s : file.sites) pcs.push_back(runtime_addr(target, dir_ / "forms", s.pc, true));
-  auto probe_bytes = [&] {
-    std::vector<int> b;
-    for (uint64_t pc : pcs) b.push_back(read_mem<uint8_t>(target, pc));
-    return b;
-  };
-  const std::vector<int> nops(pcs.size(), 0x90);
-  std::vector<int> only_guarded = nops;
+  FormsTarget target(dir_ / "forms");
+  const auto& sites = target.file().sites;
+  ASSERT_EQ(sites.back().name, "guarded");
+  std::vector<int> only_guarded = target.nops();
   only_guarded.back() = 0xcc;
 
   const std::string path = dir_ / "forms";
@@ -350,10 +283,10 @@ TEST_P(SdtRecordRoute, AttachFailureReleasesEverySiteAlreadyAttached) {
   attr.size = sizeof attr;
   attr.type = sonde::probe::read_uprobe_pmu().type;
   attr.config1 = reinterpret_cast<uint64_t>(path.c_str());
-  attr.config2 = file.sites.back().pc_offset;
+  attr.config2 = sites.back().pc_offset;
   sonde::UniqueFd other(static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)));
   ASSERT_TRUE(other) << errno;
-  EXPECT_EQ(probe_bytes(), only_guarded);
+  EXPECT_EQ(target.probe_bytes(), only_guarded);
   try {
     sdt_record({"%sfix:*"}, {dir_ / "forms", "1"}, opts_);
     ADD_FAILURE() << "attached a site another tracer holds with another semaphore";
@@ -362,12 +295,10 @@ TEST_P(SdtRecordRoute, AttachFailureReleasesEverySiteAlreadyAttached) {
     EXPECT_NE(std::string(e.what()).find("Invalid argument"), std::string::npos) << e.what();
   }
   EXPECT_EQ(count_bpf_link_fds(), 0u);
-  EXPECT_EQ(probe_bytes(), only_guarded);
+  EXPECT_EQ(target.probe_bytes(), only_guarded);
+  EXPECT_EQ(target.semaphores(), std::vector<int>(target.semaphores().size(), 0));
   other.reset();
-  for (int i = 0; i < 100 && probe_bytes() != nops; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(probe_bytes(), nops);
-  kill(target, SIGKILL);
-  waitpid(target, nullptr, 0);
+  EXPECT_TRUE(target.wait_detached(1));
 }
 
 TEST(SdtScale, ThousandProbesAttachAndDetachWellUnderASecond) {
@@ -427,6 +358,28 @@ TEST(SdtAttachRoute, EnvironmentValuesAndAuto) {
   // The extension reads it when constructed, before anything is opened.
   ScopedSdtAttachRoute route("bogus");
   EXPECT_THROW(SdtExtension({"%sfix:*"}, "/nonexistent"), sonde::Error);
+}
+
+TEST_F(SdtRecord, BothRoutesWriteTheSameStream) {
+  // Same HEADER_ATTRs (attr bytes, names, synthetic ids) and the same
+  // samples: only the kernel ids of the bpf-output events differ.
+  std::vector<SdtRun> runs;
+  for (const char* route : kSdtRoutes) {
+    ScopedSdtAttachRoute r(route);
+    runs.push_back(sdt_record({"%sfix:*"}, {dir_ / "forms", "2"}, opts_));
+  }
+  ASSERT_EQ(runs[0].descs.size(), runs[1].descs.size());
+  ASSERT_EQ(runs[0].descs.size(), 10u);  // 9 probe names + sdt:output
+  for (size_t i = 0; i < runs[0].descs.size(); ++i) {
+    const auto &a = runs[0].descs[i], &b = runs[1].descs[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(std::memcmp(&a.attr, &b.attr, sizeof a.attr), 0) << a.name;
+    if (a.name != "sdt:output") {
+      EXPECT_EQ(a.ids, b.ids) << a.name;
+    }
+  }
+  EXPECT_EQ(runs[0].counts(), runs[1].counts());
+  EXPECT_EQ(runs[0].hits.size(), 18u);
 }
 
 TEST_F(SdtRecord, AutoTakesUprobeMultiOnThisKernel) {
