@@ -50,6 +50,7 @@ void run_report(const ReportArgs& a) {
   po.filter.pids = a.pids;
   po.filter.tids = a.tids;
   po.max_stack = a.max_stack;
+  po.split_by_cpu = false;  // the table has no cpu key
   po.inline_frames = a.inline_frames;
   po.srclines = a.inline_frames || a.sort.find("srcline") != std::string::npos;
   po.progress = progress_printer("report");

@@ -59,7 +59,8 @@ class DecompressingReader : public RecordReader {
   // Mirrors the inner reader's state; the counts add what this layer saw.
   void sync() {
     truncated_bytes_ = inner_->truncated_bytes();
-    if (error_.empty()) error_ = inner_->error();
+    // Called per record: no string copy unless there is an error to take.
+    if (error_.empty() && !inner_->error().empty()) error_ = inner_->error();
     position_ = inner_->position();
     input_size_ = inner_->input_size();
     unknown_records_ = inner_->unknown_records() + own_unknown_;

@@ -213,6 +213,24 @@ bool Session::decode_sample(const RecordView& rec, Sample& s, std::string* why) 
   return true;
 }
 
+uint64_t Session::sample_time(const RecordView& rec) const {
+  if (events_.empty()) return 0;
+  auto body = rec.bytes.subspan(sizeof(RecordHeader));
+  const EventInfo* ev = &events_.front();
+  if (events_.size() > 1) {
+    const size_t off = static_cast<size_t>(sample_id_pos_) * 8;
+    if (sample_id_pos_ < 0 || body.size() < off + 8) return 0;
+    ev = event_for_id(load<uint64_t>(body.data() + off));
+    if (!ev) return 0;
+  }
+  const uint64_t st = ev->attr.sample_type;
+  if (!(st & PERF_SAMPLE_TIME)) return 0;
+  // TIME follows IDENTIFIER, IP and TID (pid and tid share one u64).
+  const size_t off = 8 * static_cast<size_t>(std::popcount(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID)));
+  if (body.size() < off + 8) return 0;
+  return load<uint64_t>(body.data() + off);
+}
+
 bool Session::decode_sample_id(const RecordView& rec, SampleId& out) const {
   out = SampleId{};
   if (id_hdr_size_ == 0 || rec.bytes.size() < sizeof(RecordHeader) + id_hdr_size_) return false;

@@ -33,6 +33,9 @@ class Session {
   // Decodes a SAMPLE record. false (with *why set) if it is malformed or
   // names an event the stream never described.
   bool decode_sample(const RecordView& rec, Sample& out, std::string* why = nullptr) const;
+  // The TIME field of a SAMPLE record (0 if it has none or is malformed),
+  // without decoding the rest: the walker orders every record by it.
+  uint64_t sample_time(const RecordView& rec) const;
   // Decodes the sample_id trailer of a non-sample kernel record.
   bool decode_sample_id(const RecordView& rec, SampleId& out) const;
 

@@ -48,6 +48,7 @@ void AddressSpace::on_record(const RecordView& rec) {
       return;
     }
     case kComm: {
+      std::fill(std::begin(comm_cache_), std::end(comm_cache_), CommHit{});
       uint32_t pid = 0, tid = 0;
       std::string_view name;
       if (!r.read(pid) || !r.read(tid) || !r.cstring(name)) return;
@@ -56,6 +57,7 @@ void AddressSpace::on_record(const RecordView& rec) {
       return;
     }
     case kFork: {
+      std::fill(std::begin(comm_cache_), std::end(comm_cache_), CommHit{});
       uint32_t pid = 0, ppid = 0, tid = 0, ptid = 0;
       if (!r.read(pid) || !r.read(ppid) || !r.read(tid) || !r.read(ptid)) return;
       if (pid != ppid && !processes_.count(pid)) {
@@ -140,10 +142,12 @@ const Mapping* AddressSpace::find(uint32_t pid, uint64_t addr, bool kernel) cons
 }
 
 std::string_view AddressSpace::comm(uint32_t pid, uint32_t tid) const {
+  CommHit& hit = comm_cache_[tid & 15];
+  if (hit.tid == tid && hit.pid == pid) return hit.comm;
   auto it = comms_.find(tid);
-  if (it != comms_.end()) return it->second;
-  it = comms_.find(pid);
-  return it != comms_.end() ? it->second : std::string_view{};
+  if (it == comms_.end()) it = comms_.find(pid);
+  hit = {pid, tid, it != comms_.end() ? it->second : std::string_view{}};
+  return hit.comm;
 }
 
 }  // namespace sonde::report

@@ -64,6 +64,13 @@ class AddressSpace {
   std::unordered_map<uint32_t, Process> processes_;
   Process kernel_;
   std::unordered_map<uint32_t, std::string_view> comms_;  // by tid
+  // comm() is asked once per sample: a small direct-mapped cache of recent
+  // answers, emptied by every COMM and FORK record.
+  struct CommHit {
+    uint32_t pid = UINT32_MAX, tid = UINT32_MAX;
+    std::string_view comm;
+  };
+  mutable CommHit comm_cache_[16];
   std::unordered_map<std::string_view, BuildId> header_build_ids_;
 };
 

@@ -61,7 +61,7 @@ struct ProfileEvent {
 struct ProfileSample {
   uint32_t event = 0;
   uint32_t pid = 0, tid = 0;
-  uint32_t cpu = 0;
+  uint32_t cpu = 0;  // the first sample's when the profile was not split by cpu
   StringId comm = 0;
   uint32_t stack = UINT32_MAX;  // leaf node; UINT32_MAX: empty stack
   uint64_t count = 0;           // samples aggregated here

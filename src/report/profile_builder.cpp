@@ -8,6 +8,7 @@
 #include "format/features.h"
 #include "report/frames.h"
 #include "report/recording_walker.h"
+#include "report/resolver_thread.h"
 #include "report/symbol_resolver.h"
 #include "util/flat_index.h"
 
@@ -30,7 +31,7 @@ std::string event_unit(const perf_event_attr& a) {
 
 class Builder {
  public:
-  Builder(Symbolizer& sym, const ProfileOptions& opts) : resolver_(sym), opts_(opts) {}
+  Builder(Symbolizer& sym, const ProfileOptions& opts) : resolver_(sym), resolving_(resolver_), opts_(opts) {}
 
   void on_sample(const Sample& s, const AddressSpace& space) {
     const auto& f = opts_.filter;
@@ -61,15 +62,15 @@ class Builder {
     pe.samples += 1;
     pe.period += s.period;
     StringId comm_id = comm_id_for(comm);
-    SampleKey key{ev, s.pid, s.tid, s.cpu, comm_id, node};
-    auto [it, fresh] = sample_index_.try_emplace(key, static_cast<uint32_t>(profile_.samples.size()));
+    SampleKey key{ev, s.pid, s.tid, opts_.split_by_cpu ? s.cpu : 0, comm_id, node};
+    auto [index, fresh] = sample_index_.find_or_insert(key, static_cast<uint32_t>(profile_.samples.size()));
     if (fresh) {
       ProfileSample ps;
       ps.event = ev, ps.pid = s.pid, ps.tid = s.tid, ps.cpu = s.cpu, ps.comm = comm_id, ps.stack = node;
       ps.first_time = s.time;
       profile_.samples.push_back(ps);
     }
-    auto& ps = profile_.samples[it->second];
+    auto& ps = profile_.samples[index];
     ps.count += 1;
     ps.period += s.period;
   }
@@ -133,6 +134,21 @@ class Builder {
     return node;
   }
 
+  // Names every location once the walk is over: the symbols were looked up
+  // on the resolver thread meanwhile (in location order).
+  void finish() {
+    const std::vector<ResolvedSymbol>& symbols = resolving_.finish();
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      const auto& [f, pid] = pending_[i];
+      ProfileLocation& loc = profile_.locations[i];
+      const ResolvedSymbol& r = symbols[i];
+      loc.function = function(r, f, loc.mapping);
+      loc.symbol_offset = r.offset;
+      if ((opts_.inline_frames || opts_.srclines) && r.resolved()) add_lines(loc, f, pid);
+    }
+    pending_.clear();
+  }
+
   Profile take() { return std::move(profile_); }
   Profile& profile() { return profile_; }
 
@@ -145,7 +161,7 @@ class Builder {
     size_t operator()(const SampleKey& k) const {
       uint64_t h = k.node;
       for (uint32_t v : {k.event, k.pid, k.tid, k.cpu, k.comm}) h = (h ^ v) * 0x100000001b3ULL;
-      return static_cast<size_t>(h);
+      return static_cast<size_t>(mix64(h));
     }
   };
   struct LocKey {
@@ -226,15 +242,14 @@ class Builder {
     if (!f.map && !f.kernel) k.where = f.addr ^ (uint64_t(pid) << 48);
     auto [known, fresh] = location_index_.find_or_insert(k, static_cast<uint32_t>(profile_.locations.size()));
     if (!fresh) return known;
-    const ResolvedSymbol& r = resolver_.resolve(f, pid);
+    // Named in finish(); the symbol is looked up on the resolver thread now.
+    resolving_.add(f, pid);
+    pending_.push_back({f, pid});
     ProfileLocation loc;
     loc.mapping = f.map ? mapping(f.map) : UINT32_MAX;
     loc.address = f.addr;
     loc.file_offset = f.map ? f.file_offset : 0;
     loc.kernel = f.kernel;
-    loc.function = function(r, f, loc.mapping);
-    loc.symbol_offset = r.offset;
-    if ((opts_.inline_frames || opts_.srclines) && r.resolved()) add_lines(loc, f, pid);
     profile_.locations.push_back(std::move(loc));
     return known;
   }
@@ -285,6 +300,8 @@ class Builder {
   }
 
   SymbolResolver resolver_;
+  ResolverThread resolving_;  // owns resolver_ until finish()
+  std::vector<std::pair<Frame, uint32_t>> pending_;  // (frame, pid) of each location, until finish()
   const ProfileOptions& opts_;
   Profile profile_;
   std::vector<Frame> frames_;
@@ -298,7 +315,7 @@ class Builder {
   };
   FlatIndex<LocKey, LocKeyHash> location_index_;
   FlatIndex<uint64_t, U64Hash> node_index_;
-  std::unordered_map<SampleKey, uint32_t, SampleKeyHash> sample_index_;
+  FlatIndex<SampleKey, SampleKeyHash> sample_index_;
   struct ChainCache {
     std::vector<uint64_t> raw;
     std::vector<uint32_t> node;
@@ -320,6 +337,7 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   RecordingWalker walker(reader);
   Builder b(symbolizer, options);
   walker.run([&](const Sample& s) { b.on_sample(s, walker.space()); }, nullptr, options.progress);
+  b.finish();
   Profile& p = b.profile();
   const auto& session = walker.session();
   p.hostname = session.feature_string(kFeatHostname).value_or("");

@@ -29,6 +29,10 @@ struct ProfileOptions {
   bool callchains = true;      // false: only the sampled ip
   bool inline_frames = false;  // expand inline frames from DWARF into location lines
   bool srclines = false;       // source file:line for each location
+  // Aggregate samples per CPU too (pprof's cpu label). Off: one aggregate
+  // per (event, thread, comm, stack), whose cpu is that of its first sample;
+  // fewer aggregates make a report's walk faster.
+  bool split_by_cpu = true;
   // Called with (bytes read, input size or 0) now and then.
   std::function<void(uint64_t, uint64_t)> progress;
 };

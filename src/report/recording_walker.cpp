@@ -9,11 +9,7 @@ namespace sonde::report {
 using namespace sonde::perf;
 
 uint64_t RecordingWalker::record_time(const RecordView& rec) const {
-  if (rec.header.type == kSample) {
-    Sample s;
-    if (session_.decode_sample(rec, s)) return s.time;
-    return 0;
-  }
+  if (rec.header.type == kSample) return session_.sample_time(rec);
   if (rec.header.type > kMaxKernelType) return 0;
   SampleId sid;
   if (session_.decode_sample_id(rec, sid)) return sid.time;
@@ -45,6 +41,32 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
   if (on_record) on_record(rec);
 }
 
+RecordingWalker::Queued RecordingWalker::store(const RecordView& rec, uint64_t time) {
+  const uint32_t size = static_cast<uint32_t>(rec.bytes.size());  // at most 64 KiB: a u16 header size
+  if (current_ == UINT32_MAX || chunks_[current_].used + size > kChunkSize) {
+    uint32_t old = current_;
+    if (!free_chunks_.empty()) {
+      current_ = free_chunks_.back();
+      free_chunks_.pop_back();
+    } else {
+      current_ = static_cast<uint32_t>(chunks_.size());
+      chunks_.push_back({std::make_unique<uint8_t[]>(kChunkSize), 0, 0});
+    }
+    chunks_[current_].used = 0;
+    if (old != UINT32_MAX && chunks_[old].live == 0) free_chunks_.push_back(old);
+  }
+  Chunk& c = chunks_[current_];
+  std::memcpy(c.bytes.get() + c.used, rec.bytes.data(), size);
+  Queued q{time, seq_++, current_, c.used, size};
+  c.used += size;
+  c.live += 1;
+  return q;
+}
+
+void RecordingWalker::release(uint32_t chunk) {
+  if (--chunks_[chunk].live == 0 && chunk != current_) free_chunks_.push_back(chunk);
+}
+
 void RecordingWalker::flush_until(uint64_t limit, const SampleFn& on_sample, const RecordFn& on_record) {
   if (queue_.empty()) return;
   auto mid = std::stable_partition(queue_.begin(), queue_.end(), [&](const Queued& q) { return q.time <= limit; });
@@ -52,22 +74,14 @@ void RecordingWalker::flush_until(uint64_t limit, const SampleFn& on_sample, con
     return a.time != b.time ? a.time < b.time : a.seq < b.seq;
   });
   for (auto it = queue_.begin(); it != mid; ++it) {
-    const uint8_t* p = arena_.data() + it->offset;
+    const uint8_t* p = chunks_[it->chunk].bytes.get() + it->offset;
     RecordView rec{load<RecordHeader>(p), {p, it->size}, {}, 0};
     deliver(rec, on_sample, on_record);
+    release(it->chunk);
   }
-  // Keep the rest, compacted into a fresh arena.
-  next_arena_.clear();
-  std::vector<Queued> rest(mid, queue_.end());
-  for (auto& q : rest) {
-    size_t at = next_arena_.size();
-    // insert, not resize + memcpy: no zero-filling of bytes about to be copied.
-    next_arena_.insert(next_arena_.end(), arena_.begin() + static_cast<ptrdiff_t>(q.offset),
-                       arena_.begin() + static_cast<ptrdiff_t>(q.offset + q.size));
-    q.offset = at;
-  }
-  arena_.swap(next_arena_);
-  queue_.swap(rest);
+  // The rest waits for a later round, in place.
+  rest_.assign(mid, queue_.end());
+  queue_.swap(rest_);
 }
 
 void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
@@ -94,9 +108,7 @@ void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
       continue;
     }
     max_time_ = std::max(max_time_, t);
-    size_t at = arena_.size();
-    arena_.insert(arena_.end(), rec.bytes.begin(), rec.bytes.end());  // no zero-fill before the copy
-    queue_.push_back({t, seq_++, at, rec.bytes.size()});
+    queue_.push_back(store(rec, t));
   }
   flush_until(UINT64_MAX, on_sample, on_record);
   stats_.truncated_bytes = reader_.truncated_bytes();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,9 +50,21 @@ class RecordingWalker {
   struct Queued {
     uint64_t time;
     uint64_t seq;
-    size_t offset;  // into arena_
-    size_t size;
+    uint32_t chunk;   // index into chunks_
+    uint32_t offset;  // into that chunk
+    uint32_t size;
   };
+  // Queued records are copied once, into fixed-size chunks that are reused
+  // when every record in them has been delivered: no compaction copies and
+  // no growing buffer (records that outlive a round stay where they are).
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> bytes;
+    uint32_t used = 0;
+    uint32_t live = 0;  // queued records not yet delivered
+  };
+  static constexpr uint32_t kChunkSize = 1u << 20;  // > the largest record (64 KiB)
+  Queued store(const perf::RecordView& rec, uint64_t time);
+  void release(uint32_t chunk);
   void deliver(const perf::RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record);
   void flush_until(uint64_t limit, const SampleFn& on_sample, const RecordFn& on_record);
   uint64_t record_time(const perf::RecordView& rec) const;
@@ -60,8 +73,10 @@ class RecordingWalker {
   perf::Session session_;
   AddressSpace space_;
   WalkStats stats_;
-  std::vector<Queued> queue_;
-  std::vector<uint8_t> arena_, next_arena_;
+  std::vector<Queued> queue_, rest_;
+  std::vector<Chunk> chunks_;
+  std::vector<uint32_t> free_chunks_;
+  uint32_t current_ = UINT32_MAX;  // the chunk being filled
   uint64_t seq_ = 0;
   uint64_t max_time_ = 0;
   uint64_t limit_ = 0;
