@@ -87,16 +87,8 @@ void Session::recompute_layout() {
   sample_type_ = events_.front().attr.sample_type;
   const uint64_t st = sample_type_;
   // Position of the id inside a sample (perf's evsel id_pos).
-  if (st & PERF_SAMPLE_IDENTIFIER) {
-    sample_id_pos_ = 0;
-  } else if (st & PERF_SAMPLE_ID) {
-    int pos = 0;
-    for (uint64_t bit : {PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR})
-      if (st & bit) ++pos;
-    sample_id_pos_ = pos;
-  } else {
-    sample_id_pos_ = -1;
-  }
+  const int id_at = sample_field_offset(st, (st & PERF_SAMPLE_IDENTIFIER) ? PERF_SAMPLE_IDENTIFIER : PERF_SAMPLE_ID);
+  sample_id_pos_ = id_at < 0 ? -1 : id_at / 8;
   // The trailer: {pid,tid} TIME ID STREAM_ID {cpu,res} IDENTIFIER.
   size_t n = 0;
   for (uint64_t bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
@@ -135,6 +127,20 @@ bool fail(std::string* why, const char* what) {
 
 }  // namespace
 
+int sample_field_offset(uint64_t sample_type, uint64_t field) {
+  // The fixed fields, one u64 each when present, in the kernel's order.
+  static constexpr uint64_t kOrder[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,   PERF_SAMPLE_TID,
+                                        PERF_SAMPLE_TIME,       PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
+                                        PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_CPU,  PERF_SAMPLE_PERIOD};
+  if (!(sample_type & field)) return -1;
+  int off = 0;
+  for (uint64_t f : kOrder) {
+    if (f == field) return off;
+    if (sample_type & f) off += 8;
+  }
+  return -1;
+}
+
 bool Session::decode_sample(const RecordView& rec, Sample& s, std::string* why) const {
   if (events_.empty()) return fail(why, "sample before any event attribute");
   s = Sample{};
@@ -150,8 +156,14 @@ bool Session::decode_sample(const RecordView& rec, Sample& s, std::string* why) 
     ev = event_for_id(load<uint64_t>(body.data() + off));
     if (!ev) return fail(why, "sample names an unknown event id");
   }
+  const bool ok = decode_sample_body(ev->attr, body, s, why);
   s.event = ev;
-  const perf_event_attr& a = ev->attr;
+  s.misc = rec.header.misc;
+  return ok;
+}
+
+bool decode_sample_body(const perf_event_attr& a, std::span<const uint8_t> body, Sample& s, std::string* why) {
+  s = Sample{};
   const uint64_t st = a.sample_type;
   ByteReader r(body);
   bool ok = true;

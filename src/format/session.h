@@ -24,6 +24,18 @@ struct EventInfo {
   size_t index = 0;
 };
 
+// Byte offset, in the body of a SAMPLE (after its header), of the fixed u64
+// field `field` (PERF_SAMPLE_IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID,
+// CPU or PERIOD) for `sample_type`; -1 when such samples do not carry it.
+int sample_field_offset(uint64_t sample_type, uint64_t field);
+
+// Decodes the body of a SAMPLE of an event with `attr` into `out` (every
+// field but `event` and `misc`): Session::decode_sample once it has found
+// the event, and code that holds the attr itself (the SDT extension
+// renaming its samples in place). false (with *why set) if malformed.
+bool decode_sample_body(const perf_event_attr& attr, std::span<const uint8_t> body, Sample& out,
+                        std::string* why = nullptr);
+
 class Session {
  public:
   // Takes what it needs from a metadata record. Returns true if the record

@@ -18,7 +18,7 @@
 #include "probe/sdt_abi.h"
 #include "probe/sdt_bpf.h"
 #include "probe/sdt_perf_event_attach.h"
-#include "util/byte_reader.h"
+#include "format/session.h"
 #include "util/error.h"
 #include "util/fs.h"
 
@@ -408,40 +408,20 @@ std::vector<int> SdtExtension::ring_fds() {
 }
 
 bool SdtExtension::rewrite_sample(std::span<uint8_t> record) {
-  const uint64_t st = attr_.sample_type;
-  if (record.size() < 16) return false;
-  ByteReader r(record.data() + 8, record.size() - 8);
-  size_t identifier_at = 0, id_at = 0;
-  uint64_t u = 0;
-  if (st & PERF_SAMPLE_IDENTIFIER) {
-    identifier_at = 8 + r.offset();
-    if (!r.read(u)) return false;
-  }
-  if (st & PERF_SAMPLE_IP && !r.read(u)) return false;
-  if (st & PERF_SAMPLE_TID && !r.read(u)) return false;
-  if (st & PERF_SAMPLE_TIME && !r.read(u)) return false;
-  if (st & PERF_SAMPLE_ADDR && !r.read(u)) return false;
-  if (st & PERF_SAMPLE_ID) {
-    id_at = 8 + r.offset();
-    if (!r.read(u)) return false;
-  }
-  if (st & PERF_SAMPLE_STREAM_ID && !r.read(u)) return false;
-  if (st & PERF_SAMPLE_CPU && !r.read(u)) return false;
-  if (st & PERF_SAMPLE_PERIOD && !r.read(u)) return false;
-  if (st & PERF_SAMPLE_CALLCHAIN) {
-    uint64_t nr = 0;
-    if (!r.read(nr) || nr > r.remaining() / 8 || !r.skip(nr * 8)) return false;
-  }
-  if (!(st & PERF_SAMPLE_RAW)) return false;
-  uint32_t size = 0;
-  std::span<const uint8_t> raw;
-  if (!r.read(size) || !r.bytes(size, raw) || raw.size() < sizeof(sonde_sdt_raw)) return false;
+  // The sample's layout is the format library's (the same decoder `sonde
+  // script` uses); only IDENTIFIER / ID are rewritten, in place.
+  if (record.size() < sizeof(perf::RecordHeader)) return false;
+  perf::Sample s;
+  if (!perf::decode_sample_body(attr_, record.subspan(sizeof(perf::RecordHeader)), s) ||
+      s.raw.size() < sizeof(sonde_sdt_raw))
+    return false;
   sonde_sdt_raw payload;
-  std::memcpy(&payload, raw.data(), sizeof payload);
+  std::memcpy(&payload, s.raw.data(), sizeof payload);
   if (payload.magic != SONDE_SDT_MAGIC || payload.probe >= probe_names_.size()) return false;
-  uint64_t id = kSdtIdBase + payload.probe;
-  if (identifier_at) std::memcpy(record.data() + identifier_at, &id, 8);
-  if (id_at) std::memcpy(record.data() + id_at, &id, 8);
+  const uint64_t id = kSdtIdBase + payload.probe;
+  for (uint64_t field : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_ID})
+    if (int at = perf::sample_field_offset(attr_.sample_type, field); at >= 0)
+      std::memcpy(record.data() + sizeof(perf::RecordHeader) + at, &id, 8);
   return true;
 }
 
