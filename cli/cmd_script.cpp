@@ -36,7 +36,14 @@ void run_script(const ScriptArgs& args) {
   report::SymbolResolver resolver(symbolizer);
   report::ScriptPrinter printer(walker, args.no_symbols ? nullptr : &resolver, opts, stdout);
   printer.set_extra_fields(probe::sdt_extra_fields);  // decoded SDT arguments
-  walker.run([&](const perf::Sample& s) { printer.print(s); });
+  // The kernel's symbols load on another thread from the moment its mapping
+  // is read, instead of at the first kernel frame.
+  auto on_record = [&](const perf::RecordView& rec) {
+    if (rec.header.type != perf::kMmap && rec.header.type != perf::kMmap2) return;
+    const auto& maps = walker.space().all_mappings();
+    if (!args.no_symbols && !maps.empty()) resolver.prefetch(maps.back());
+  };
+  walker.run([&](const perf::Sample& s) { printer.print(s); }, on_record);
   printer.flush();
   const auto& st = walker.stats();
   for (const auto& note : symbolizer.notes()) std::fprintf(stderr, "sonde script: %s\n", note.c_str());

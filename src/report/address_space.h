@@ -71,6 +71,11 @@ class AddressSpace {
     std::string_view comm;
   };
   mutable CommHit comm_cache_[16];
+  // find() is asked once per frame, mostly for the same process as before:
+  // the last process found (entries of processes_ are never erased, and
+  // unordered_map nodes do not move).
+  mutable uint32_t last_pid_ = UINT32_MAX;
+  mutable const Process* last_process_ = nullptr;
   std::unordered_map<std::string_view, BuildId> header_build_ids_;
 };
 

@@ -49,7 +49,8 @@ class ScriptPrinter {
     size_t operator()(const FrameKey& k) const { return static_cast<size_t>(mix64(k.where ^ (uint64_t(k.map) << 44))); }
   };
   FlatIndex<FrameKey, FrameKeyHash> frame_index_;
-  std::vector<std::string> frame_text_;
+  std::string frame_text_;  // every distinct frame's lines, one after another
+  std::vector<std::pair<size_t, size_t>> frame_spans_;  // (offset, size) in frame_text_, by frame id
 
   const RecordingWalker& walker_;
   FrameSymbols* symbols_;

@@ -24,6 +24,10 @@ ObjectHandle SymbolResolver::handle(const Frame& f, uint32_t pid) {
   return h;
 }
 
+void SymbolResolver::prefetch(const Mapping& m) {
+  if (m.kernel && is_kernel_path(m.path)) sym_.prefetch_kernel(m.build_id);
+}
+
 uint64_t SymbolResolver::lookup_key(const Frame& f, ObjectHandle h) const {
   switch (sym_.info(h).kind) {
     case ObjectKind::kKernel:

@@ -25,6 +25,11 @@ class SymbolResolver : public FrameSymbols {
   // The value Symbolizer::lookup expects for this frame's object.
   uint64_t lookup_key(const Frame& f, ObjectHandle h) const;
 
+  // Starts loading the symbols a kernel mapping will need on another thread
+  // (for callers that symbolize as they walk, like script); other mappings
+  // load on first use.
+  void prefetch(const Mapping& m);
+
   SymbolName symbolize(const Frame& f, uint32_t pid) override;
   void inline_names(const Frame& f, uint32_t pid, std::vector<std::string_view>& out) override;
   Symbolizer& symbolizer() { return sym_; }

@@ -117,6 +117,12 @@ class Symbolizer {
   // The running kernel's symbols from kallsyms when `recorded_id` is empty or
   // matches /sys/kernel/notes; else a cached [kernel.kallsyms]/ID/kallsyms.
   ObjectHandle kernel(const BuildId& recorded_id);
+  // Starts loading what kernel(recorded_id) needs on another thread, so the
+  // first kernel frame does not wait for 100K+ kallsyms lines to be parsed
+  // (sonde script calls it when it reads the kernel's mapping). The loader
+  // reads the options and the build-id cache only; it is joined by the
+  // kernel() call that takes its result, or by the destructor.
+  void prefetch_kernel(const BuildId& recorded_id);
   // JIT symbols from PERF_MAP_DIR/perf-PID.map.
   ObjectHandle perf_map(pid_t pid);
 
