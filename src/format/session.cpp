@@ -143,8 +143,6 @@ int sample_field_offset(uint64_t sample_type, uint64_t field) {
 
 bool Session::decode_sample(const RecordView& rec, Sample& s, std::string* why) const {
   if (events_.empty()) return fail(why, "sample before any event attribute");
-  s = Sample{};
-  s.misc = rec.header.misc;
   const EventInfo* ev = nullptr;
   auto body = rec.bytes.subspan(sizeof(RecordHeader));
   if (events_.size() == 1) {
@@ -238,7 +236,9 @@ uint64_t Session::sample_time(const RecordView& rec) const {
   const uint64_t st = ev->attr.sample_type;
   if (!(st & PERF_SAMPLE_TIME)) return 0;
   // TIME follows IDENTIFIER, IP and TID (pid and tid share one u64).
-  const size_t off = 8 * static_cast<size_t>(std::popcount(st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID)));
+  // (Three tests, not std::popcount: without -mpopcnt that is a libgcc call.)
+  const size_t off = 8 * (size_t{(st & PERF_SAMPLE_IDENTIFIER) != 0} + size_t{(st & PERF_SAMPLE_IP) != 0} +
+                          size_t{(st & PERF_SAMPLE_TID) != 0});
   if (body.size() < off + 8) return 0;
   return load<uint64_t>(body.data() + off);
 }

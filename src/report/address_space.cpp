@@ -136,13 +136,13 @@ const Mapping* find_in(const std::vector<const Mapping*>& maps, uint64_t addr) {
 
 const Mapping* AddressSpace::find(uint32_t pid, uint64_t addr, bool kernel) const {
   if (kernel) return find_in(kernel_.maps, addr);
-  if (!last_process_ || pid != last_pid_) {
+  ProcessHit& hit = process_cache_[pid & 7];
+  if (!hit.process || hit.pid != pid) {
     auto it = processes_.find(pid);
     if (it == processes_.end()) return nullptr;
-    last_pid_ = pid;
-    last_process_ = &it->second;
+    hit = {pid, &it->second};
   }
-  return find_in(last_process_->maps, addr);
+  return find_in(hit.process->maps, addr);
 }
 
 std::string_view AddressSpace::comm(uint32_t pid, uint32_t tid) const {

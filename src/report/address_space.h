@@ -71,11 +71,15 @@ class AddressSpace {
     std::string_view comm;
   };
   mutable CommHit comm_cache_[16];
-  // find() is asked once per frame, mostly for the same process as before:
-  // the last process found (entries of processes_ are never erased, and
-  // unordered_map nodes do not move).
-  mutable uint32_t last_pid_ = UINT32_MAX;
-  mutable const Process* last_process_ = nullptr;
+  // find() is asked once per frame, mostly for a few processes whose
+  // samples interleave: the processes found last, direct-mapped by pid
+  // (entries of processes_ are never erased, and unordered_map nodes do not
+  // move, so the pointers stay valid).
+  struct ProcessHit {
+    uint32_t pid = 0;
+    const Process* process = nullptr;
+  };
+  mutable ProcessHit process_cache_[8];
   std::unordered_map<std::string_view, BuildId> header_build_ids_;
 };
 

@@ -63,12 +63,20 @@ class Builder {
     pe.period += s.period;
     StringId comm_id = comm_id_for(comm);
     SampleKey key{ev, s.pid, s.tid, opts_.split_by_cpu ? s.cpu : 0, comm_id, node};
-    auto [index, fresh] = sample_index_.find_or_insert(key, static_cast<uint32_t>(profile_.samples.size()));
-    if (fresh) {
-      ProfileSample ps;
-      ps.event = ev, ps.pid = s.pid, ps.tid = s.tid, ps.cpu = s.cpu, ps.comm = comm_id, ps.stack = node;
-      ps.first_time = s.time;
-      profile_.samples.push_back(ps);
+    uint32_t index = sample_at_node(key);
+    if (index == UINT32_MAX) {
+      auto [found, fresh] = sample_index_.find_or_insert(key, static_cast<uint32_t>(profile_.samples.size()));
+      if (fresh) {
+        ProfileSample ps;
+        ps.event = ev, ps.pid = s.pid, ps.tid = s.tid, ps.cpu = s.cpu, ps.comm = comm_id, ps.stack = node;
+        ps.first_time = s.time;
+        profile_.samples.push_back(ps);
+      }
+      index = found;
+      if (node != UINT32_MAX) {
+        if (node >= node_sample_.size()) node_sample_.resize(profile_.nodes.size(), UINT32_MAX);
+        node_sample_[node] = index;
+      }
     }
     auto& ps = profile_.samples[index];
     ps.count += 1;
@@ -108,14 +116,7 @@ class Builder {
     for (size_t k = common; k < n; ++k) {
       const size_t i = n - 1 - k;
       const uint64_t a = raw_[i];
-      if (a < kContextMax) {
-        Frame f;
-        f.addr = a;
-        f.kernel = kernel_[i] != 0;
-        f.map = space.find(s.pid, a, f.kernel);
-        if (f.map) f.file_offset = f.map->file_offset(a);
-        node = child(node, location(f, s.pid));
-      }
+      if (a < kContextMax) node = child_at(node, a, kernel_[i] != 0, s.pid, space);
       node_[i] = node;
     }
     raw_.swap(prev.raw);
@@ -172,6 +173,19 @@ class Builder {
   struct LocKeyHash {
     size_t operator()(const LocKey& k) const { return static_cast<size_t>(mix64(k.where ^ (uint64_t(k.map) << 44))); }
   };
+
+  // The aggregate last used at this stack node, if it has this key: a node
+  // mostly belongs to one thread, so this array check spares the hash
+  // lookup for nearly every sample. UINT32_MAX when it does not match.
+  uint32_t sample_at_node(const SampleKey& k) const {
+    if (k.node >= node_sample_.size()) return UINT32_MAX;
+    uint32_t i = node_sample_[k.node];
+    if (i == UINT32_MAX) return UINT32_MAX;
+    const ProfileSample& ps = profile_.samples[i];
+    const bool same = ps.event == k.event && ps.pid == k.pid && ps.tid == k.tid && ps.comm == k.comm &&
+                      (!opts_.split_by_cpu || ps.cpu == k.cpu);
+    return same ? i : UINT32_MAX;
+  }
 
   bool event_ok(const EventInfo& e) {
     if (e.index >= event_ok_.size()) event_ok_.resize(e.index + 1, -1);
@@ -289,6 +303,27 @@ class Builder {
     }
   }
 
+  // The node under `parent` for address `addr` of process `pid`: the mapping
+  // lookup, the location and the node, memoized by (parent, address, pid)
+  // while the address space does not change (it rarely does once a
+  // recording is under way), so a frame costs one hash lookup, not three.
+  uint32_t child_at(uint32_t parent, uint64_t addr, bool kernel, uint32_t pid, const AddressSpace& space) {
+    if (space.generation() != memo_generation_) {
+      frame_memo_.clear();
+      memo_generation_ = space.generation();
+    }
+    const MemoKey k{addr, parent, kernel ? UINT32_MAX : pid};
+    if (const uint32_t* known = frame_memo_.find(k)) return *known;
+    Frame f;
+    f.addr = addr;
+    f.kernel = kernel;
+    f.map = space.find(pid, addr, kernel);
+    if (f.map) f.file_offset = f.map->file_offset(addr);
+    const uint32_t node = child(parent, location(f, pid));
+    frame_memo_.find_or_insert(k, node);
+    return node;
+  }
+
   uint32_t child(uint32_t parent, uint32_t loc) {
     uint64_t key = (uint64_t(parent) << 32) | loc;
     auto [id, fresh] = node_index_.find_or_insert(key, static_cast<uint32_t>(profile_.nodes.size()));
@@ -310,12 +345,26 @@ class Builder {
   std::vector<uint32_t> event_map_;
   std::vector<uint32_t> mapping_map_;
   std::unordered_map<std::string, uint32_t> function_index_;
+  struct MemoKey {
+    uint64_t addr;
+    uint32_t parent;
+    uint32_t pid;  // UINT32_MAX for kernel addresses
+    bool operator==(const MemoKey&) const = default;
+  };
+  struct MemoKeyHash {
+    size_t operator()(const MemoKey& k) const {
+      return static_cast<size_t>(mix64(k.addr ^ (uint64_t(k.parent) << 32 | k.pid) * 0x9e3779b97f4a7c15ULL));
+    }
+  };
+  FlatIndex<MemoKey, MemoKeyHash> frame_memo_;
+  uint64_t memo_generation_ = 0;
   struct U64Hash {
     size_t operator()(uint64_t k) const { return static_cast<size_t>(mix64(k)); }
   };
   FlatIndex<LocKey, LocKeyHash> location_index_;
   FlatIndex<uint64_t, U64Hash> node_index_;
   FlatIndex<SampleKey, SampleKeyHash> sample_index_;
+  std::vector<uint32_t> node_sample_;  // by stack node: an aggregate there, or UINT32_MAX
   struct ChainCache {
     std::vector<uint64_t> raw;
     std::vector<uint32_t> node;

@@ -2,7 +2,8 @@
 // taken at once; timestamped records are queued and delivered in time order
 // when a FINISHED_ROUND makes it safe (everything up to the previous round's
 // highest timestamp), so a sample always sees the mappings that preceded it
-// even when they came from another CPU's buffer.
+// even when they came from another CPU's buffer. The reading and ordering
+// run on a second thread (RecordOrderer); the callbacks run on the caller's.
 #pragma once
 
 #include <algorithm>
@@ -38,7 +39,8 @@ class RecordingWalker {
 
   // Delivers every sample in time order. `on_record` (optional) sees every
   // non-metadata record in the same order, after the address space has.
-  // `progress` (optional) is called now and then with (position, size).
+  // `progress` (optional) is called now and then with (position, size),
+  // from the reading thread.
   void run(const SampleFn& on_sample, const RecordFn& on_record = nullptr,
            const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
 
@@ -47,39 +49,12 @@ class RecordingWalker {
   const WalkStats& stats() const { return stats_; }
 
  private:
-  struct Queued {
-    uint64_t time;
-    uint64_t seq;
-    uint32_t chunk;   // index into chunks_
-    uint32_t offset;  // into that chunk
-    uint32_t size;
-  };
-  // Queued records are copied once, into fixed-size chunks that are reused
-  // when every record in them has been delivered: no compaction copies and
-  // no growing buffer (records that outlive a round stay where they are).
-  struct Chunk {
-    std::unique_ptr<uint8_t[]> bytes;
-    uint32_t used = 0;
-    uint32_t live = 0;  // queued records not yet delivered
-  };
-  static constexpr uint32_t kChunkSize = 1u << 20;  // > the largest record (64 KiB)
-  Queued store(const perf::RecordView& rec, uint64_t time);
-  void release(uint32_t chunk);
   void deliver(const perf::RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record);
-  void flush_until(uint64_t limit, const SampleFn& on_sample, const RecordFn& on_record);
-  uint64_t record_time(const perf::RecordView& rec) const;
 
   perf::RecordReader& reader_;
   perf::Session session_;
   AddressSpace space_;
   WalkStats stats_;
-  std::vector<Queued> queue_, rest_;
-  std::vector<Chunk> chunks_;
-  std::vector<uint32_t> free_chunks_;
-  uint32_t current_ = UINT32_MAX;  // the chunk being filled
-  uint64_t seq_ = 0;
-  uint64_t max_time_ = 0;
-  uint64_t limit_ = 0;
   perf::Sample sample_;
 };
 

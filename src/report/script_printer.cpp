@@ -10,27 +10,44 @@ using namespace sonde::perf;
 
 namespace {
 
-// Decimal digits of v at p, returning the end (no padding).
-char* put_decimal(char* p, uint64_t v) {
-  char tmp[20];
-  int n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n) *p++ = tmp[--n];
-  return p;
+// The header writers below write into a buffer with at least kSlack bytes
+// to spare past what they keep, so digits are copied with one fixed-size
+// copy (no per-field memcpy call).
+constexpr size_t kSlack = 32;
+
+// v's decimal digits, ending at `end` (written backwards, two at a time);
+// returns the first digit.
+char* digits_before(char* end, uint64_t v) {
+  static constexpr char kPairs[] =
+      "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+      "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+  while (v >= 100) {
+    const size_t r = static_cast<size_t>(v % 100);
+    v /= 100;
+    end -= 2;
+    end[0] = kPairs[2 * r], end[1] = kPairs[2 * r + 1];
+  }
+  if (v >= 10) {
+    end -= 2;
+    end[0] = kPairs[2 * v], end[1] = kPairs[2 * v + 1];
+  } else {
+    *--end = static_cast<char>('0' + v);
+  }
+  return end;
 }
 
 // v right-aligned in `width` columns (fill ' ' or '0'); wider values are
 // written whole, as printf does.
 char* put_right(char* p, uint64_t v, int width, char fill) {
-  char digits[20];
-  int n = static_cast<int>(put_decimal(digits, v) - digits);
+  char tmp[48];
+  char* first = digits_before(tmp + 24, v);
+  const int n = static_cast<int>(tmp + 24 - first);
   for (int i = n; i < width; ++i) *p++ = fill;
-  std::memcpy(p, digits, static_cast<size_t>(n));
+  __builtin_memcpy(p, first, 24);  // at most 20 digits; the rest is slack
   return p + n;
 }
+
+char* put_decimal(char* p, uint64_t v) { return put_right(p, v, 0, ' '); }
 
 char* put_left(char* p, uint64_t v, int width) {
   char* start = p;
@@ -50,7 +67,8 @@ char* put_text(char* p, std::string_view s) {
 // time through fmt's run-time format parsing.
 void append_sample_header(fmt::memory_buffer& buf, std::string_view comm, const Sample& s, std::string_view event) {
   const size_t at = buf.size();
-  buf.resize(at + comm.size() + event.size() + 128);  // 7 numbers of at most 20 digits, 13 fixed characters
+  // Six numbers of at most 20 digits each, their paddings, 14 fixed characters.
+  buf.resize(at + comm.size() + event.size() + 160 + kSlack);
   char* p = buf.data() + at;
   p = put_text(p, comm);
   *p++ = ' ';

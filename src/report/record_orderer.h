@@ -1,0 +1,119 @@
+// The first stage of reading a recording, on its own thread: records are
+// read, framed and put in delivery order the way perf's ordered-events queue
+// does (metadata and untimed records at once; timed records queued and, on
+// each FINISHED_ROUND, those up to the previous round's highest timestamp
+// released in time order). The caller (RecordingWalker) takes them in
+// batches and does everything that depends on their meaning: sessions,
+// address spaces, samples. Reading, framing and sorting then overlap the
+// decoding and aggregation, on a second core.
+//
+// Each record is copied once, into 1 MiB chunks shared by the two threads:
+// a chunk goes back to the pool when the reader has moved past it and the
+// caller has taken every record in it. At most kMaxReadyBatches batches wait
+// for the caller, so memory stays bounded when the caller is slower.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "format/session.h"
+#include "format/stream_reader.h"
+
+namespace sonde::report {
+
+class RecordOrderer {
+ public:
+  using Progress = std::function<void(uint64_t, uint64_t)>;
+
+  // Starts reading `reader` on a new thread. `progress` (optional) is called
+  // from that thread now and then with (position, size).
+  RecordOrderer(perf::RecordReader& reader, Progress progress);
+  ~RecordOrderer();  // stops the reading thread (after its current read)
+  RecordOrderer(const RecordOrderer&) = delete;
+  RecordOrderer& operator=(const RecordOrderer&) = delete;
+
+  // The next records in delivery order (FINISHED_ROUND and unknown types
+  // left out). Their bytes stay valid until the following call. false at
+  // the end of the input; rethrows what the reading thread threw.
+  bool next_batch(std::vector<perf::RecordView>& out);
+
+  // What the reader reported; complete once next_batch returned false.
+  struct Stats {
+    uint64_t records = 0;
+    uint64_t truncated_bytes = 0;
+    uint64_t unknown_records = 0;
+    std::string stop_error;
+  };
+  const Stats& stats() const { return stats_; }
+
+ private:
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> bytes;
+    size_t capacity = 0;
+    size_t used = 0;                // reading thread only
+    std::atomic<uint32_t> live{0};  // records stored and not yet taken back
+    bool retired = false;           // under pool_mu_: the reader moved on
+    bool pooled = false;            // under pool_mu_: in free_
+  };
+  struct Ref {
+    const uint8_t* bytes;
+    size_t size, trailing;  // the record, then its out-of-record payload
+    uint64_t offset;
+    Chunk* chunk;
+  };
+  struct Queued {
+    uint64_t time, seq;
+    Ref ref;
+  };
+  static constexpr size_t kChunkSize = size_t{1} << 20;  // bigger records get a chunk of their own
+  static constexpr size_t kBatch = 2048;
+  static constexpr size_t kMaxReadyBatches = 4;
+
+  void read_all();  // the reading thread
+  uint64_t record_time(const perf::RecordView& rec) const;
+  Ref store(const perf::RecordView& rec);
+  void retire(Chunk* c);
+  void recycle(Chunk* c);  // under pool_mu_
+  void release(Chunk* c, uint32_t records);
+  void emit(const Ref& r);
+  void flush_until(uint64_t limit);
+  void publish(bool last);
+
+  perf::RecordReader& reader_;
+  Progress progress_;
+  Stats stats_;
+
+  // Reading thread only.
+  perf::Session session_;  // its own, for timestamps
+  std::vector<Queued> queue_, rest_;
+  std::vector<Ref> building_;
+  Chunk* current_ = nullptr;
+  uint64_t seq_ = 0, max_time_ = 0, limit_ = 0;
+
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<Chunk>> chunks_;  // every chunk, under pool_mu_
+  std::vector<Chunk*> free_;                    // under pool_mu_
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<std::vector<Ref>> ready_;  // under mu_
+  bool done_ = false;                   // under mu_: no batch will follow
+  bool stop_ = false;                   // under mu_: the caller is gone
+  std::atomic<bool> stopping_{false};   // the same, read by the reading thread per record
+  bool reader_waiting_ = false;         // under mu_: the reading thread waits for room
+  bool caller_waiting_ = false;         // under mu_: the caller waits for a batch
+  std::exception_ptr failure_;          // set before done_
+  std::vector<Ref> taken_;              // the caller's current batch
+  std::thread thread_;
+};
+
+}  // namespace sonde::report
