@@ -212,12 +212,31 @@ UniqueFd attach_uprobe_multi(int prog_fd, const std::string& path, std::span<con
 }
 
 bool uprobe_multi_supported() {
-  // BPF_LINK_CREATE cannot be asked about an attach type without a loaded
-  // program of that type, so go by the kernel release (uprobe_multi: 6.6).
-  auto rel = read_first_line("/proc/sys/kernel/osrelease");
-  int major = 0, minor = 0;
-  if (!rel || std::sscanf(rel->c_str(), "%d.%d", &major, &minor) != 2) return true;
-  return major > 6 || (major == 6 && minor >= 6);
+  // Asked of the kernel, not its release number (distributions backport):
+  // as libbpf probes it, a program of the uprobe_multi attach type is
+  // loaded and a link on "/" (a directory) requested. A kernel that knows
+  // uprobe_multi gets as far as opening the path and refuses it with EBADF;
+  // older kernels refuse the program or the attach type (EINVAL). Cached:
+  // the answer does not change while sonde runs.
+  static const bool supported = [] {
+    const bpf_insn insns[] = {
+        {BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0},
+        {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
+    };
+    LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = static_cast<bpf_attach_type>(kBpfTraceUprobeMulti));
+    UniqueFd prog(bpf_prog_load(BPF_PROG_TYPE_KPROBE, "sonde_probe_um", "GPL", insns, std::size(insns), &opts));
+    if (!prog) return false;
+    const uint64_t offset = 0;
+    UprobeMultiLinkAttr attr{};
+    attr.prog_fd = static_cast<uint32_t>(prog.get());
+    attr.attach_type = kBpfTraceUprobeMulti;
+    attr.path = reinterpret_cast<uint64_t>("/");
+    attr.offsets = reinterpret_cast<uint64_t>(&offset);
+    attr.cnt = 1;
+    UniqueFd link(static_cast<int>(::syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof attr)));
+    return link || errno == EBADF;
+  }();
+  return supported;
 }
 
 }  // namespace sonde::probe

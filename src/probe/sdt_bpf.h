@@ -107,8 +107,8 @@ class SdtBpf {
   int events_fd_ = -1, sites_fd_ = -1, tgids_fd_ = -1, config_fd_ = -1;
 };
 
-// Whether this kernel has uprobe_multi links, by its release (6.6+): the
-// link cannot be asked about without a loaded program of its attach type.
+// Whether this kernel has uprobe_multi links (6.6+, or a backport), asked of
+// the kernel with a throw-away program and link request, as libbpf does.
 // Chooses the attach route (sdt_attach_route.h).
 bool uprobe_multi_supported();
 
