@@ -7,7 +7,7 @@
 // address spaces, samples. Reading, framing and sorting then overlap the
 // decoding and aggregation, on a second core.
 //
-// Each record is copied once, into 1 MiB chunks shared by the two threads:
+// Each record is copied once, into 256 KiB chunks shared by the two threads:
 // a chunk goes back to the pool when the reader has moved past it and the
 // caller has taken every record in it. At most kMaxReadyBatches batches wait
 // for the caller, so memory stays bounded when the caller is slower.
@@ -74,9 +74,12 @@ class RecordOrderer {
     uint64_t time, seq;
     Ref ref;
   };
-  static constexpr size_t kChunkSize = size_t{1} << 20;  // bigger records get a chunk of their own
-  static constexpr size_t kBatch = 2048;
-  static constexpr size_t kMaxReadyBatches = 4;
+  // Bigger records get a chunk of their own. 256 KiB: the records in flight
+  // (a round and the ready batches) fit in a few, and a report's peak memory
+  // is a budget (half of perf's).
+  static constexpr size_t kChunkSize = size_t{256} << 10;
+  static constexpr size_t kBatch = 1024;
+  static constexpr size_t kMaxReadyBatches = 2;
 
   void read_all();  // the reading thread
   uint64_t record_time(const perf::RecordView& rec) const;

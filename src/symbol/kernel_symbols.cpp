@@ -120,10 +120,27 @@ void KernelSymbols::add(uint64_t addr, std::string_view name, uint64_t file_offs
     pos = store(name);
     if (pos == kNoName) return;
   }
-  addrs_.push_back(addr);
+  // Kept as 4-byte offsets from the start, already while building (half the
+  // memory at the report's peak): the base is the first address rounded
+  // down to 2 GiB, which holds the whole kernel text and module area on
+  // x86-64 (kernel at 0xffffffff81000000, the first kallsyms line). An
+  // address outside base .. base + 4 GiB switches to 8-byte addresses.
+  if (name_pos_.empty() && addrs_.empty()) {
+    base_ = addr & ~uint64_t{0x7fffffff};
+    narrow_ = true;
+  }
+  if (narrow_ && (addr < base_ || addr - base_ > UINT32_MAX)) {
+    addrs_.reserve(lo_.capacity());
+    for (uint32_t v : lo_) addrs_.push_back(base_ + v);
+    std::vector<uint32_t>().swap(lo_);
+    narrow_ = false;
+  }
+  if (narrow_)
+    lo_.push_back(static_cast<uint32_t>(addr - base_));
+  else
+    addrs_.push_back(addr);
   name_pos_.push_back(pos);
 }
-
 
 bool KernelSymbols::names_in_copy(UniqueFd fd, std::string_view text) {
   struct stat st {};
@@ -150,46 +167,72 @@ void KernelSymbols::copy_names(std::string_view text) {
   for (uint32_t& pos : name_pos_) pos = store(name_at(text, pos));
 }
 
-void KernelSymbols::finish() {
-  const size_t n = addrs_.size();
-  if (!std::is_sorted(addrs_.begin(), addrs_.end())) {
+namespace {
+
+// Sorts `keys` (addresses or offsets) with their name positions and keeps
+// one entry per key: the last alias in file order wins (perf's rule for
+// kallsyms), i.e. the last of each run of equal keys.
+template <typename Key>
+void sort_and_dedup(std::vector<Key>& keys, std::vector<uint32_t>& name_pos) {
+  const size_t n = keys.size();
+  if (!std::is_sorted(keys.begin(), keys.end())) {
     // Modules may come out of address order: sort a permutation, stable so
     // that file order survives among aliases.
     std::vector<uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return addrs_[a] < addrs_[b]; });
-    std::vector<uint64_t> a(n);
-    std::vector<uint32_t> p(n);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    // Applied in place, cycle by cycle (slot j takes the entry at order[j]),
+    // instead of into new arrays that would add to the report's peak memory.
     for (size_t i = 0; i < n; ++i) {
-      a[i] = addrs_[order[i]];
-      p[i] = name_pos_[order[i]];
+      if (order[i] == i) continue;
+      const Key k0 = keys[i];
+      const uint32_t p0 = name_pos[i];
+      size_t j = i;
+      for (;;) {
+        const size_t k = order[j];
+        order[j] = static_cast<uint32_t>(j);
+        if (k == i) {
+          keys[j] = k0;
+          name_pos[j] = p0;
+          break;
+        }
+        keys[j] = keys[k];
+        name_pos[j] = name_pos[k];
+        j = k;
+      }
     }
-    addrs_ = std::move(a);
-    name_pos_ = std::move(p);
   }
-  // One symbol per address: the last alias in file order wins (perf's rule
-  // for kallsyms), i.e. the last of each run of equal addresses.
   size_t out = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (out > 0 && addrs_[out - 1] == addrs_[i]) {
-      name_pos_[out - 1] = name_pos_[i];
+    if (out > 0 && keys[out - 1] == keys[i]) {
+      name_pos[out - 1] = name_pos[i];
       continue;
     }
-    addrs_[out] = addrs_[i];
-    name_pos_[out] = name_pos_[i];
+    keys[out] = keys[i];
+    name_pos[out] = name_pos[i];
     ++out;
   }
-  addrs_.resize(out);
-  name_pos_.resize(out);
-  name_pos_.shrink_to_fit();
+  keys.resize(out);
+  keys.shrink_to_fit();
+  name_pos.resize(out);
+  name_pos.shrink_to_fit();
+}
+
+}  // namespace
+
+void KernelSymbols::finish() {
+  if (narrow_) {
+    sort_and_dedup(lo_, name_pos_);
+    return;
+  }
+  sort_and_dedup(addrs_, name_pos_);
+  const size_t out = addrs_.size();
   if (out > 0 && addrs_.back() - addrs_.front() <= UINT32_MAX) {
     base_ = addrs_.front();
     lo_.resize(out);
     for (size_t i = 0; i < out; ++i) lo_[i] = static_cast<uint32_t>(addrs_[i] - base_);
     std::vector<uint64_t>().swap(addrs_);
     narrow_ = true;
-  } else {
-    addrs_.shrink_to_fit();
   }
 }
 

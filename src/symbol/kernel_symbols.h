@@ -75,7 +75,7 @@ class KernelSymbols {
  private:
   static constexpr uint32_t kBlockBits = 16;
   static constexpr size_t kBlock = size_t{1} << kBlockBits;
-  std::vector<uint64_t> addrs_;  // while building, and after when not narrow_
+  std::vector<uint64_t> addrs_;  // when not narrow_
   std::vector<uint32_t> lo_;     // narrow_: address - base_
   uint64_t base_ = 0;
   bool narrow_ = false;
