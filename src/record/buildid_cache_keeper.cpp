@@ -1,12 +1,18 @@
 #include "record/buildid_cache_keeper.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <fstream>
 #include <sstream>
 
 #include "cache/buildid_cache.h"
+#include "elf/build_id.h"
 #include "util/error.h"
+#include "util/fd.h"
 #include "util/fs.h"
 
 namespace sonde::record {
@@ -33,8 +39,9 @@ BuildIdCacheKeeper::BuildIdCacheKeeper(std::string cache_root) : root_(std::move
 
 BuildIdCacheKeeper::~BuildIdCacheKeeper() { stop(); }
 
-void BuildIdCacheKeeper::prepare(const RecordTarget& target, const perf_event_attr&) {
+void BuildIdCacheKeeper::prepare(const RecordTarget& target, const perf_event_attr& base) {
   hard_links_only_ = target.system_wide;
+  want_kallsyms_ = !base.exclude_kernel;
   cache_dev_ = device_of_nearest(root_);
   // Mappings that existed before the recording (-p) never reach
   // on_exec_mapping: the worker reads them from /proc first.
@@ -59,7 +66,40 @@ void BuildIdCacheKeeper::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
+bool BuildIdCacheKeeper::stopping() {
+  std::lock_guard lock(mu_);
+  return stopping_;
+}
+
+void BuildIdCacheKeeper::keep_kallsyms() {
+  auto id = read_build_id_from_notes_file(kernel_notes_path);
+  if (!id) return;
+  try {
+    BuildIdCache cache(root_);
+    if (cache.lookup(*id, "kallsyms")) return;  // kept before (by sonde or perf)
+    UniqueFd fd(::open(kallsyms_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) return;
+    std::string text;
+    std::string buf(256 * 1024, '\0');
+    for (;;) {
+      if (stopping()) return;  // the recording is over: not worth its teardown
+      ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return;
+      if (n == 0) break;
+      text.append(buf.data(), static_cast<size_t>(n));
+    }
+    // Hidden addresses (kernel.kptr_restrict) read as zeros: useless.
+    if (text.empty() || text.starts_with("0000000000000000 ")) return;
+    cache.add_kallsyms_text(*id, text);
+    kept_kallsyms_ = true;
+  } catch (const Error&) {
+    // An unwritable cache only costs the first report some time.
+  }
+}
+
 void BuildIdCacheKeeper::run() {
+  if (want_kallsyms_) keep_kallsyms();
   for (pid_t p : initial_pids_) scan_proc_maps(p);
   for (;;) {
     Item item;

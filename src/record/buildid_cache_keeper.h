@@ -8,6 +8,14 @@
 // reflink or copy. For system-wide recordings (-a/-C) only hard links are
 // made: copying every library of every process on the machine would cost
 // more than the recording. Objects bigger than kMaxCopyBytes are never copied.
+//
+// The running kernel's kallsyms is kept too ([kernel.kallsyms]/ID/kallsyms,
+// as perf record does), when the recording samples the kernel and the cache
+// has no copy for its build-id: reading /proc/kallsyms costs 40-50 ms of
+// kernel time (120K symbols formatted on every read), which the first report
+// would otherwise pay. It is read first, in chunks; a recording that ends
+// before it is read whole abandons it (nothing written), so a short
+// recording's teardown never waits for it.
 #pragma once
 
 #include <condition_variable>
@@ -40,6 +48,12 @@ class BuildIdCacheKeeper : public RecordExtension {
   // What happened, for the summary and tests.
   size_t added() const { return added_; }
   size_t skipped() const { return skipped_; }
+  bool kept_kallsyms() const { return kept_kallsyms_; }
+
+  // Where kallsyms and the kernel's build-id are read (tests point them
+  // elsewhere).
+  std::string kallsyms_path = "/proc/kallsyms";
+  std::string kernel_notes_path = "/sys/kernel/notes";
 
  private:
   struct Item {
@@ -50,6 +64,8 @@ class BuildIdCacheKeeper : public RecordExtension {
   void run();
   void keep(const Item& item);
   void scan_proc_maps(pid_t pid);
+  void keep_kallsyms();
+  bool stopping();
 
   std::string root_;
   bool hard_links_only_ = false;
@@ -60,8 +76,10 @@ class BuildIdCacheKeeper : public RecordExtension {
   std::unordered_set<BuildId, BuildIdHash> seen_;  // guarded by mu_
   std::vector<pid_t> initial_pids_;
   bool stopping_ = false;
+  bool want_kallsyms_ = false;  // the recording samples the kernel
   std::thread worker_;
   size_t added_ = 0, skipped_ = 0;
+  bool kept_kallsyms_ = false;
 };
 
 }  // namespace sonde::record

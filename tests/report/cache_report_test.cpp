@@ -3,6 +3,7 @@
 // build-id differs.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "support/test_support.h"
@@ -65,4 +66,44 @@ TEST(ReportFromCache, KernelSymbolsAreKeptForTheNextRunAndGiveTheSameNames) {
   auto second = sh(record_env(dir) + sonde_bin() + " report --no-children --sort sym -i " + (dir / "r.data"));
   EXPECT_EQ(second.out, first.out);
   EXPECT_NE(first.out.find("[k] "), std::string::npos) << first.out;
+}
+
+// `sonde record` keeps the running kernel's kallsyms in the cache while it
+// records (as perf record does), so the first report does not pay the
+// 40-50 ms /proc/kallsyms read; a recording too short to finish reading it
+// leaves nothing half-written.
+TEST(ReportFromCache, RecorderKeepsTheKernelSymbolsWhileRecording) {
+  TempDir dir;
+  // Short: it may or may not finish reading; either way no partial file.
+  auto quick = sh(record_env(dir) + sonde_bin() + " record -q -o " + (dir / "q.data") + " -- true");
+  ASSERT_EQ(quick.exit_code, 0) << quick.err;
+  // The running kernel's build-id, from the kernel map's MMAP2.
+  auto kid = sh(sonde_bin() + " buildid-list -i " + (dir / "q.data") + " | sed -n 's/ \\[kernel.kallsyms\\].*//p' | head -1").out;
+  kid = kid.substr(0, kid.find('\n'));
+  ASSERT_EQ(kid.size(), 40u) << "no kernel build-id in the recording";
+  const std::string copy = dir / ("cache/[kernel.kallsyms]/" + kid + "/kallsyms");
+  auto temps = sh("find " + (dir / "cache") + " -name '*.tmp.*' | wc -l").out;
+  EXPECT_EQ(temps, "0\n") << "a temporary file was left in the cache";
+  // Whole: as many lines as /proc/kallsyms (which gains a line per BPF
+  // program loaded meanwhile by anyone, hence the slack).
+  auto whole = [&] {
+    long copied = std::stol(sh("wc -l < '" + copy + "'").out), now = std::stol(sh("wc -l < /proc/kallsyms").out);
+    return copied > 1000 && std::labs(copied - now) < 100;
+  };
+  if (std::filesystem::exists(copy)) {
+    EXPECT_TRUE(whole());
+    std::filesystem::remove_all(dir / "cache");
+  }
+
+  // Long enough (~0.5 s): the copy is there, whole, before any report ran.
+  auto rec = sh(record_env(dir) + sonde_bin() + " record -q -o " + (dir / "r.data") +
+                " -- dd if=/dev/zero of=/dev/null bs=1 count=400000 status=none");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_TRUE(std::filesystem::exists(copy)) << "the recorder did not keep kallsyms";
+  EXPECT_TRUE(whole());
+  EXPECT_EQ(sh("head -1 '" + copy + "'").out, sh("head -1 /proc/kallsyms").out);
+  // And the report names kernel frames from it.
+  auto rep = sh(record_env(dir) + sonde_bin() + " report --no-children --sort sym -i " + (dir / "r.data"));
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("[k] "), std::string::npos) << rep.out;
 }
