@@ -159,14 +159,36 @@ BuildIdCache::Entry BuildIdCache::add_kallsyms(const BuildId& kernel_id, const s
 }
 
 BuildIdCache::Entry BuildIdCache::add_kallsyms_text(const BuildId& kernel_id, const std::string& text) {
+  PendingFile f = begin_kallsyms(kernel_id);
+  if (!write_all(f.fd.get(), text.data(), text.size())) throw_runtime("cannot write {}: {}", f.tmp, errno_text(errno));
+  return commit_kallsyms(f);
+}
+
+BuildIdCache::PendingFile::~PendingFile() {
+  if (!tmp.empty()) ::unlink(tmp.c_str());
+}
+
+BuildIdCache::PendingFile BuildIdCache::begin_kallsyms(const BuildId& kernel_id) {
   if (kernel_id.empty()) throw_runtime("cannot cache kallsyms: no kernel build-id");
-  Entry e{kernel_id, "[kernel.kallsyms]", root_ + "/[kernel.kallsyms]/" + kernel_id.hex()};
-  make_dirs_inside(root_, e.dir);
-  write_file_atomic(e.dir + "/kallsyms", text);
-  std::string hex = kernel_id.hex();
+  PendingFile f;
+  f.entry = Entry{kernel_id, "[kernel.kallsyms]", root_ + "/[kernel.kallsyms]/" + kernel_id.hex()};
+  make_dirs_inside(root_, f.entry.dir);
+  std::string tmp = f.entry.dir + "/kallsyms" + unique_suffix();
+  f.fd.reset(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!f.fd) throw_runtime("cannot create {}: {}", tmp, errno_text(errno));
+  f.tmp = std::move(tmp);
+  return f;
+}
+
+BuildIdCache::Entry BuildIdCache::commit_kallsyms(PendingFile& f) {
+  if (f.tmp.empty()) throw_runtime("cannot cache kallsyms: nothing pending");
+  if (::rename(f.tmp.c_str(), (f.entry.dir + "/kallsyms").c_str()) != 0)
+    throw_runtime("cannot rename {} into the cache: {}", f.tmp, errno_text(errno));
+  f.tmp.clear();
+  std::string hex = f.entry.build_id.hex();
   make_dirs_inside(root_, root_ + "/.build-id/" + hex.substr(0, 2));
   symlink_atomic("../../[kernel.kallsyms]/" + hex, root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
-  return e;
+  return f.entry;
 }
 
 BuildIdCache::Entry BuildIdCache::link_in(const std::string& real_path, const BuildId& id,

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "elf/build_id.h"
+#include "util/fd.h"
 
 namespace sonde {
 
@@ -46,8 +47,25 @@ class BuildIdCache {
   Entry add(const std::string& path, const BuildId& expected);
   // Stores a kernel symbol file under [kernel.kallsyms]/BUILDID/kallsyms.
   Entry add_kallsyms(const BuildId& kernel_id, const std::string& kallsyms_path = "/proc/kallsyms");
-  // The same from text already read (the symbolizer keeps what it parsed).
+  // The same from text already read.
   Entry add_kallsyms_text(const BuildId& kernel_id, const std::string& text);
+
+  // A kallsyms copy written while it is read (the text is 5+ MB: holding it
+  // whole would be most of a report's memory): begin_kallsyms opens a
+  // temporary file in the entry's folder, the caller writes to `fd`, then
+  // commit_kallsyms renames it into place (and links .build-id), or the
+  // PendingFile's destructor removes it.
+  struct PendingFile {
+    UniqueFd fd;       // opened read-write: the caller may read it back
+    std::string tmp;   // "" once committed
+    Entry entry;
+    PendingFile() = default;
+    PendingFile(PendingFile&&) = default;
+    PendingFile& operator=(PendingFile&&) = default;
+    ~PendingFile();
+  };
+  PendingFile begin_kallsyms(const BuildId& kernel_id);
+  Entry commit_kallsyms(PendingFile& file);
 
   // Removes the .build-id link and the BUILDID folder. false if absent.
   bool remove(const BuildId& id);

@@ -79,19 +79,24 @@ void BuildIdCacheKeeper::keep_kallsyms() {
     if (cache.lookup(*id, "kallsyms")) return;  // kept before (by sonde or perf)
     UniqueFd fd(::open(kallsyms_path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd) return;
-    std::string text;
+    // Written as it is read; an unfinished copy is removed by `copy`'s
+    // destructor, never renamed into place.
+    BuildIdCache::PendingFile copy = cache.begin_kallsyms(*id);
     std::string buf(256 * 1024, '\0');
+    bool first = true;
     for (;;) {
       if (stopping()) return;  // the recording is over: not worth its teardown
       ssize_t n = ::read(fd.get(), buf.data(), buf.size());
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return;
       if (n == 0) break;
-      text.append(buf.data(), static_cast<size_t>(n));
+      // Hidden addresses (kernel.kptr_restrict) read as zeros: useless.
+      if (first && std::string_view(buf.data(), static_cast<size_t>(n)).starts_with("0000000000000000 ")) return;
+      first = false;
+      if (!write_all(copy.fd.get(), buf.data(), static_cast<size_t>(n))) return;
     }
-    // Hidden addresses (kernel.kptr_restrict) read as zeros: useless.
-    if (text.empty() || text.starts_with("0000000000000000 ")) return;
-    cache.add_kallsyms_text(*id, text);
+    if (first) return;  // empty
+    cache.commit_kallsyms(copy);
     kept_kallsyms_ = true;
   } catch (const Error&) {
     // An unwritable cache only costs the first report some time.

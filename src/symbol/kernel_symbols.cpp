@@ -91,7 +91,7 @@ std::string_view KernelSymbols::name(size_t i) {
     return it->second;
   }
   // NUL-terminated: add() rejects names containing NUL bytes.
-  if (pending_ || pos == kNoName) return {};
+  if (pos == kNoName) return {};
   return std::string_view(blocks_[pos >> kBlockBits].get() + (pos & (kBlock - 1)));
 }
 
@@ -113,7 +113,7 @@ uint32_t KernelSymbols::store(std::string_view name) {
 void KernelSymbols::add(uint64_t addr, std::string_view name, uint64_t file_offset) {
   if (name.empty() || name.size() > kMaxName || name.find('\0') != std::string_view::npos) return;
   uint32_t pos = kNoName;
-  if (file_ || pending_) {
+  if (file_) {
     if (file_offset >= UINT32_MAX) return;  // a 4 GiB kallsyms is not a kallsyms
     pos = static_cast<uint32_t>(file_offset);
   } else {
@@ -140,31 +140,6 @@ void KernelSymbols::add(uint64_t addr, std::string_view name, uint64_t file_offs
   else
     addrs_.push_back(addr);
   name_pos_.push_back(pos);
-}
-
-bool KernelSymbols::names_in_copy(UniqueFd fd, std::string_view text) {
-  struct stat st {};
-  if (!pending_ || !fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      static_cast<uint64_t>(st.st_size) != text.size())
-    return false;
-  // Byte for byte: another writer may have replaced the copy since.
-  constexpr size_t kChunk = 64 * 1024;
-  auto buf = std::make_unique<char[]>(kChunk);
-  for (size_t off = 0; off < text.size();) {
-    ssize_t n = ::pread(fd.get(), buf.get(), std::min(kChunk, text.size() - off), static_cast<off_t>(off));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0 || std::memcmp(buf.get(), text.data() + off, static_cast<size_t>(n)) != 0) return false;
-    off += static_cast<size_t>(n);
-  }
-  file_ = std::move(fd);
-  pending_ = false;
-  return true;
-}
-
-void KernelSymbols::copy_names(std::string_view text) {
-  if (!pending_) return;
-  pending_ = false;
-  for (uint32_t& pos : name_pos_) pos = store(name_at(text, pos));
 }
 
 namespace {
@@ -273,7 +248,7 @@ bool kallsyms_shape(const char*& p, const char* end, uint64_t& addr, char& type)
 }  // namespace
 
 bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<ModuleRange>& modules,
-                   std::string* reason, std::string* raw) {
+                   std::string* reason, int copy_fd) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) {
     if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
@@ -282,8 +257,15 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
   // Names stay in the file when it cannot change under us: a regular file
   // with a size (procfs files report 0), and not one whose text is wanted.
   struct stat st {};
-  if (raw) {
-    syms.names_pending();
+  if (copy_fd >= 0) {
+    // The copy holds the same bytes at the same offsets: names are read
+    // from it (our own inode, whatever later happens to the cache entry).
+    UniqueFd names(::fcntl(copy_fd, F_DUPFD_CLOEXEC, 0));
+    if (!names) {
+      if (reason) *reason = fmt::format("cannot keep a copy of {}: {}", path, errno_text(errno));
+      return false;
+    }
+    syms.names_in(std::move(names));
   } else if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     // The same open file (not a second open(), which could find a newer
     // file under the name); pread does not care about the shared position.
@@ -331,7 +313,12 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
       if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
       return false;
     }
-    if (raw) raw->append(buf.get() + have, static_cast<size_t>(n));
+    if (copy_fd >= 0 && !write_all(copy_fd, buf.get() + have, static_cast<size_t>(n))) {
+      // Names would be missing from an incomplete copy: the caller reads
+      // the symbols again without one.
+      if (reason) *reason = fmt::format("cannot write the copy of {}: {}", path, errno_text(errno));
+      return false;
+    }
     file_pos += static_cast<uint64_t>(n);
     const char* p = buf.get();
     const char* end = buf.get() + have + static_cast<size_t>(n);

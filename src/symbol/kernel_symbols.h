@@ -54,18 +54,9 @@ class KernelSymbols {
   // malformed and skipped in both modes.
   static constexpr size_t kMaxName = 1024;
 
-  // Building (load_kallsyms): optionally names_in(fd) or names_pending()
-  // first, then symbols in file order (`file_offset`: where the name starts),
-  // then finish().
+  // Building (load_kallsyms): optionally names_in(fd) first, then symbols in
+  // file order (`file_offset`: where the name starts), then finish().
   void names_in(UniqueFd fd) { file_ = std::move(fd); }
-  // Names as offsets into a text the caller holds (load_kallsyms with `raw`);
-  // resolved afterwards by names_in_copy() or copy_names().
-  void names_pending() { pending_ = true; }
-  // Adopts `fd` for the names if the file holds exactly `text` (the cache copy
-  // just written from it); false otherwise, names still pending.
-  bool names_in_copy(UniqueFd fd, std::string_view text);
-  // Copies the names out of `text` into the table's own blocks.
-  void copy_names(std::string_view text);
   void add(uint64_t addr, std::string_view name, uint64_t file_offset);
   // Sorts by address (kallsyms of the core kernel is already sorted: checked,
   // not assumed) and keeps the last alias of each address in file order, as
@@ -87,19 +78,19 @@ class KernelSymbols {
   static constexpr uint32_t kNoName = UINT32_MAX;
 
   UniqueFd file_;         // valid: names are read from here
-  bool pending_ = false;  // names are offsets into a text not yet resolved
   std::unordered_map<uint32_t, std::string_view> read_;  // file mode: index -> name
   StringArena read_names_;
 };
 
 // Parses kallsyms text symbols (t/T/w/W) into `syms` (finished), streaming
-// the file so its text (5+ MB) is never held whole. When `raw` is given the
-// text is also appended there (for the build-id cache copy). false and
-// *reason when the file is unreadable or its addresses are hidden
+// the file so its text (5+ MB) is never held whole. With `copy_fd` the text
+// is also written there as it is read (the build-id cache copy) and the
+// names are read back from it. false and *reason when the file is
+// unreadable, the copy cannot be written, or its addresses are hidden
 // (kptr_restrict shows zeros to unprivileged readers). Malformed lines are
 // skipped.
 bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<ModuleRange>& modules,
-                   std::string* reason, std::string* raw = nullptr);
+                   std::string* reason, int copy_fd = -1);
 // The module whose symbols surround `addr`, or nullptr.
 const ModuleRange* find_module(const std::vector<ModuleRange>& modules, uint64_t addr);
 

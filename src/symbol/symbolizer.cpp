@@ -449,27 +449,37 @@ std::unique_ptr<Object> load_kernel_object(const SymbolizerOptions& opts, std::o
                                recorded.hex(), running ? running->hex() : "unknown");
   } else {
     std::string why;
-    std::string raw;  // the text, only when a cache copy is to be written
-    if (!load_kallsyms(*file, o->ksyms, o->modules, &why, save_copy ? &raw : nullptr)) {
-      o->info.reason = Reason::kUnknown;
-      o->info.note = why;
-    }
-    o->info.symbol_file = *file;
-    o->info.symbol_count = o->ksyms.size();
-    // Keep the text for the next run (and for perf, which reads the same
-    // [kernel.kallsyms]/ID/kallsyms). Kernel addresses hidden by kptr_restrict
-    // read as zeros: such a copy would be useless, so it is not kept.
-    if (save_copy && o->ksyms.size() > 0 && raw.find("0000000000000000 ") != 0) {
+    // Keep a copy for the next run (and for perf, which reads the same
+    // [kernel.kallsyms]/ID/kallsyms), written as it is read. Kernel addresses
+    // hidden by kptr_restrict read as zeros: load_kallsyms then fails and the
+    // copy is dropped.
+    std::optional<BuildIdCache::PendingFile> copy;
+    if (save_copy) {
       try {
-        auto e = cache->add_kallsyms_text(want, raw);
-        // The names stay in the copy just written, as on later runs, rather
-        // than copied out of the text (3 MB for 120K symbols).
-        o->ksyms.names_in_copy(UniqueFd(::open((e.dir + "/kallsyms").c_str(), O_RDONLY | O_CLOEXEC)), raw);
+        copy = cache->begin_kallsyms(want);
       } catch (const Error&) {
         // A read-only or full cache only costs the next run some time.
       }
     }
-    o->ksyms.copy_names(raw);  // unless names_in_copy took them
+    bool ok = load_kallsyms(*file, o->ksyms, o->modules, &why, copy ? copy->fd.get() : -1);
+    if (!ok && copy) {
+      // Perhaps only the copy failed (disk full): read again without one.
+      copy.reset();
+      o->ksyms = KernelSymbols();
+      o->modules.clear();
+      ok = load_kallsyms(*file, o->ksyms, o->modules, &why);
+    }
+    if (!ok) {
+      o->info.reason = Reason::kUnknown;
+      o->info.note = why;
+    } else if (copy) {
+      try {
+        cache->commit_kallsyms(*copy);
+      } catch (const Error&) {
+      }
+    }
+    o->info.symbol_file = *file;
+    o->info.symbol_count = o->ksyms.size();
   }
   return o;
 }
