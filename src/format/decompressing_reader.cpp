@@ -38,19 +38,22 @@ class DecompressingReader : public RecordReader {
         // got == 0: only part of a record is buffered; more comes with the
         // next COMPRESSED record.
       }
-      RecordView rec;
-      bool ok = inner_->next(rec);
-      sync();
+      bool ok = inner_->next(out);
       if (!ok) {
+        sync();
         if (head_ < tail_) truncated_bytes_ += tail_ - head_;  // a record cut by the end of the compressed data
         return false;
       }
-      if (rec.header.type == kCompressed) {
-        if (!decompress(rec)) return false;
+      // Most recordings have no COMPRESSED record: then this layer only
+      // passes records through, and mirrors the inner state cheaply (the
+      // rest of it is taken at the end and around COMPRESSED records).
+      position_ = inner_->position();
+      if (out.header.type == kCompressed) {
+        sync();
+        if (!decompress(out)) return false;
         continue;
       }
-      if (!is_known_record_type(rec.header.type)) continue;  // counted by the inner reader
-      out = rec;
+      if (!is_known_record_type(out.header.type)) continue;  // counted by the inner reader
       return true;
     }
   }
