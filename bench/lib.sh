@@ -1,10 +1,16 @@
 # Shared helpers for bench/*.sh (sourced).
 
-# One run of a shell function under /usr/bin/time: prints "seconds peak_MB".
+# One run of a shell function: prints "seconds peak_MB". The wall time is
+# taken in this shell around the function (bash's EPOCHREALTIME: microseconds,
+# one fork per command, no extra shell); the peak RSS comes from a second run
+# under /usr/bin/time, whose 10 ms wall clock is too coarse for 40 ms runs.
 measure_once() {
-  local tf; tf=$(mktemp)
-  /usr/bin/time -f '%e %M' -o "$tf" bash -c "$(declare -f "$1"); $(declare -p sonde rec demo scratch 2>/dev/null); $1"
-  awk '{printf "%.3f %d\n", $1, $2/1024}' "$tf"
+  local tf t0 t1; tf=$(mktemp)
+  t0=$EPOCHREALTIME
+  "$1"
+  t1=$EPOCHREALTIME
+  /usr/bin/time -f '%M' -o "$tf" bash -c "$(declare -f); $(declare -p sonde rec demo scratch 2>/dev/null); $1"
+  awk -v t0="$t0" -v t1="$t1" '{printf "%.4f %d\n", t1 - t0, $1/1024}' "$tf"
   rm -f "$tf"
 }
 

@@ -10,7 +10,7 @@ sonde=${1:-$here/build/cli/sonde}
 write_docs=${2:-}
 runs=${RUNS:-5}
 seconds=${SECONDS_OF_WORK:-12}
-demo=$here/build/demo/sonde-demo-workload
+demo=$(dirname "$(dirname "$sonde")")/demo/sonde-demo-workload  # the build the sonde under test comes from
 scratch=$(mktemp -d /tmp/sonde-report-bench.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 source "$here/bench/lib.sh"
@@ -25,22 +25,34 @@ perf_report() { perf report --stdio -i "$rec" >/dev/null 2>&1; }
 sonde_report() { "$sonde" report -i "$rec" >/dev/null 2>&1; }
 perf_script() { perf script -i "$rec" >/dev/null 2>&1; }
 sonde_script() { "$sonde" script -i "$rec" >/dev/null 2>&1; }
+# No symbol index yet: each run starts from an empty build-id cache (no
+# kallsyms copy, no kept binaries), so both read /proc/kallsyms and the
+# binaries where they lie.
+fresh_cache() { local d; d=$(mktemp -d "$scratch/cache.XXXXXX"); echo "$d"; }
+perf_report_noindex() { perf --buildid-dir "$(fresh_cache)" report --stdio -i "$rec" >/dev/null 2>&1; }
+sonde_report_noindex() { SONDE_BUILDID_DIR="$(fresh_cache)" "$sonde" report -i "$rec" >/dev/null 2>&1; }
+perf_script_noindex() { perf --buildid-dir "$(fresh_cache)" script -i "$rec" >/dev/null 2>&1; }
+sonde_script_noindex() { SONDE_BUILDID_DIR="$(fresh_cache)" "$sonde" script -i "$rec" >/dev/null 2>&1; }
 
 cold() { sync; echo 3 >/proc/sys/vm/drop_caches; measure_once "$@"; }
 
+line() {  # name, variant, "t m" of sonde, "t m" of perf
+  local st sm pt pm
+  read -r st sm <<<"$3"
+  read -r pt pm <<<"$4"
+  printf '| %s, %s | %s s | %s s | %s | %s MB | %s MB | %s |\n' "$1" "$2" "$st" "$pt" "$(ratio "$pt" "$st")" "$sm" "$pm" "$(ratio "$sm" "$pm")"
+}
+
 row() {  # name, sonde fn, perf fn
   local name=$1 s=$2 p=$3
-  read -r sc_t sc_m <<<"$(cold "$s")"
-  read -r pc_t pc_m <<<"$(cold "$p")"
-  read -r sw_t sw_m <<<"$(measure_median "$s")"
-  read -r pw_t pw_m <<<"$(measure_median "$p")"
-  printf '| %s, cold | %s s | %s s | %s | %s MB | %s MB | %s |\n' "$name" "$sc_t" "$pc_t" "$(ratio "$pc_t" "$sc_t")" "$sc_m" "$pc_m" "$(ratio "$sc_m" "$pc_m")"
-  printf '| %s, warm | %s s | %s s | %s | %s MB | %s MB | %s |\n' "$name" "$sw_t" "$pw_t" "$(ratio "$pw_t" "$sw_t")" "$sw_m" "$pw_m" "$(ratio "$sw_m" "$pw_m")"
+  line "$name" "cold disk (page cache dropped)" "$(cold "$s")" "$(cold "$p")"
+  line "$name" "no symbol index (empty build-id cache)" "$(measure_median "${s}_noindex")" "$(measure_median "${p}_noindex")"
+  line "$name" "warm" "$(measure_median "$s")" "$(measure_median "$p")"
 }
 
 out=$scratch/section.md
 {
-  echo "Recording: \`sonde record -g -F 10000\` of two demo workloads for ${seconds} s: ${samples} samples with call chains, ${size_mb} MB. Median of ${runs} warm runs; cold = page cache dropped first. Speed-up = perf time / sonde time; memory ratio = sonde peak RSS / perf peak RSS."
+  echo "Recording: \`sonde record -g -F 10000\` of two demo workloads for ${seconds} s: ${samples} samples with call chains, ${size_mb} MB. Median of ${runs} runs (wall time in this shell, peak RSS from /usr/bin/time); cold disk = one run after dropping the page cache; no symbol index = every run from an empty build-id cache (both tools read /proc/kallsyms, 40-50 ms of kernel time here, and the binaries in place); warm = the cache \`sonde record\` filled (the kernel's kallsyms and the binaries, in perf's layout, which perf reads too). Speed-up = perf time / sonde time; memory ratio = sonde peak RSS / perf peak RSS."
   echo
   echo "| command | sonde | perf 6.1 | speed-up | sonde RSS | perf RSS | memory ratio |"
   echo "|---|---|---|---|---|---|---|"

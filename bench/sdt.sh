@@ -17,6 +17,7 @@ runs=${RUNS:-5}
 scratch=$(mktemp -d /tmp/sonde-sdt-bench.XXXXXX)
 cleanup() {
   perf probe -q -d 'sdt_many:*' >/dev/null 2>&1 || true
+  if [[ -n ${rcu_was:-} ]]; then echo "$rcu_was" >/sys/kernel/rcu_expedited; fi
   rm -rf "$scratch"
 }
 trap cleanup EXIT INT TERM
@@ -95,6 +96,28 @@ sonde_attach() {  # $1 = N, $2 = spec
 }
 sonde_attach 1000 "%many:*@$bin"
 sonde_attach 100 "%many:p0*@$bin"
+# The same 1000 with expedited RCU grace periods (/sys/kernel/rcu_expedited,
+# a system-wide setting that sonde itself never changes): shows how much of
+# the set-up is the kernel's grace period. Restored right after.
+attach_1000x=n/a link_1000x=n/a load_1000x=n/a detach_1000x=n/a
+if [[ -w /sys/kernel/rcu_expedited ]]; then
+  rcu_was=$(cat /sys/kernel/rcu_expedited)
+  echo 1 >/sys/kernel/rcu_expedited
+  sonde_attach 1000x "%many:*@$bin"
+  echo "$rcu_was" >/sys/kernel/rcu_expedited
+fi
+# Time to live: from invoking the tool(s) until the workload runs with the
+# probes in place (the workload prints the time it starts). sonde: one
+# command; perf: perf probe, then perf record (its events are live when it
+# starts the workload).
+t_ns() { local t=${EPOCHREALTIME/./}; echo "${t}000"; }
+sonde_live_samples=()
+for ((i = 0; i < runs; i++)); do
+  t0=$(t_ns)
+  t1=$(SONDE_BUILDID_DIR=$scratch/sondecache "$sonde" record -q -e "%many:p0*@$bin" -o "$scratch/live.data" -- date +%s%N 2>/dev/null)
+  sonde_live_samples+=($(( (t1 - t0) / 1000 )))
+done
+t_sonde_live=$(printf '%s\n' "${sonde_live_samples[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}')
 # The extension's own attach/detach figures (GoogleTest scale test), if built.
 scale=""
 tp=$(dirname "$(dirname "$sonde")")/tests/probe/test_probe
@@ -150,6 +173,12 @@ perf_record_100() {
 }
 sonde_record_100() { SONDE_BUILDID_DIR=$scratch/sondecache "$sonde" record -q -e "%many:p0*" -o "$scratch/out100.data" -- "$bin" 1; }
 t0=$(now); perf_record_100 >/dev/null 2>&1 || true; t_perf_rec100=$(awk "BEGIN{printf \"%.1f\", $(( ($(now) - t0) / 1000 ))/1000}")
+# perf's time to live for the same 100 probes (once: its teardown takes ~10 s).
+t0=$(t_ns)
+t1=$({ perf --buildid-dir "$scratch/perfcache" probe -q --max-probes 4096 -x "$bin" -a 'sdt_many:p0*' >/dev/null 2>&1 &&
+       timeout 600 perf record -q -o "$scratch/perf_live.data" -e 'sdt_many:p0*' -- date +%s%N 2>/dev/null; } | tail -1)
+perf_probe_del >/dev/null 2>&1 || true
+t_perf_live=$(awk "BEGIN{printf \"%.1f\", $(( (${t1:-$t0} - t0) / 1000 ))/1000}")
 t_sonde_rec100=$(time_ms sonde_record_100)
 t_sonde_version=$(time_ms "$sonde" --version)
 left=$(grep -c '^p:sdt_many/' /sys/kernel/tracing/uprobe_events || true)
@@ -168,6 +197,8 @@ Times are wall clock from bash's \`EPOCHREALTIME\` (no fork per measurement).
 | list the probes, warm (binary already cached; perf: \`perf list sdt\` alone) | $t_sonde_list_warm ms | $t_perf_list_warm ms | $(ratio $t_perf_list_warm $t_sonde_list_warm) |
 | set up 1000 probes (sonde: attach from \`SONDE_SDT_TIMING\` = resolve + BPF load + outputs + site table + the one uprobe_multi link, whose creation overlaps the load; "link" = the wait left after that; perf: \`perf probe -x BIN 'sdt_many:*'\`) | $attach_1000 ms (BPF load $load_1000, link $link_1000) | $t_perf_add ms ($perf_events events; ok: $perf_ok) | $(ratio $t_perf_add $attach_1000) |
 | set up 100 probes (\`p0*\`, same measures) | $attach_100 ms (BPF load $load_100, link $link_100) | $t_perf_add100 ms ($perf_events100 events) | $(ratio $t_perf_add100 $attach_100) |
+| set up 1000 probes with \`/sys/kernel/rcu_expedited\` = 1 (system-wide; sonde never sets it; the bench restores it) | $attach_1000x ms (BPF load $load_1000x, link $link_1000x) | $t_perf_add ms (as above) | $( [[ $attach_1000x == n/a ]] && echo n/a || ratio $t_perf_add $attach_1000x) |
+| time to live: from the command until the workload starts with 100 probes in place (sonde: \`sonde record -e '%many:p0*@BIN' -- date\`; perf: \`perf probe\` + \`perf record -e 'sdt_many:p0*' -- date\`) | $t_sonde_live ms | $t_perf_live ms | $(ratio $t_perf_live $t_sonde_live) |
 | remove them (sonde: closing the link; perf: \`perf probe -d 'sdt_many:*'\`) | $detach_1000 ms (100: $detach_100 ms) | $t_perf_del ms | $(ratio $t_perf_del $detach_1000) |
 | whole \`sonde record -e '%many:*@BIN' -- /bin/true\` (attach + detach + recorder) | $t_sonde_rec ms (same record without probes: $t_sonde_base ms) | — | |
 | record 100 of the probes end to end (define, record \`BIN 1\`, tear down, delete) | $t_sonde_rec100 ms | $t_perf_rec100 ms | $(awk "BEGIN{printf \"%.0fx\", $t_perf_rec100/$t_sonde_rec100}") |
@@ -184,19 +215,7 @@ EOT
 )
 echo "$report"
 if [[ $write_docs == --write-docs ]]; then
-  doc=$here/docs/benchmarks.md
-  mkdir -p "$here/docs"
-  [[ -f $doc ]] || printf '# Benchmarks\n' >"$doc"
-  # Replace our section (from "## SDT" to the next "## " heading) or append it.
-  python3 - "$doc" "$report" <<'PY'
-import re, sys
-path, section = sys.argv[1], sys.argv[2].rstrip("\n") + "\n"
-text = open(path).read()
-m = re.search(r"^## SDT\n.*?(?=^## |\Z)", text, flags=re.S | re.M)
-if m:
-    text = text[:m.start()] + section + ("\n" if m.end() < len(text) else "") + text[m.end():]
-else:
-    text = text.rstrip("\n") + "\n\n" + section
-open(path, "w").write(text)
-PY
+  source "$here/bench/lib.sh"
+  printf '%s\n' "$report" | sed '1{/^## SDT$/d}' | sed '1{/^$/d}' >"$scratch/section.md"
+  write_section "$here/docs/benchmarks.md" sdt "SDT" "$scratch/section.md"
 fi
