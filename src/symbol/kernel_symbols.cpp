@@ -110,6 +110,15 @@ uint32_t KernelSymbols::store(std::string_view name) {
   return pos;
 }
 
+void KernelSymbols::adopt(Arrays a, UniqueFd names) {
+  base_ = a.base;
+  narrow_ = a.narrow;
+  lo_ = std::move(a.lo);
+  addrs_ = std::move(a.addrs);
+  name_pos_ = std::move(a.name_pos);
+  file_ = std::move(names);
+}
+
 void KernelSymbols::add(uint64_t addr, std::string_view name, uint64_t file_offset) {
   if (name.empty() || name.size() > kMaxName || name.find('\0') != std::string_view::npos) return;
   uint32_t pos = kNoName;

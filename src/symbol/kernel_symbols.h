@@ -54,6 +54,26 @@ class KernelSymbols {
   // malformed and skipped in both modes.
   static constexpr size_t kMaxName = 1024;
 
+  // The finished table as plain arrays, and back (kallsyms_index.h keeps
+  // it on disk). Name positions are offsets into the names file.
+  struct Arrays {
+    uint64_t base = 0;
+    bool narrow = false;
+    std::vector<uint32_t> lo;      // narrow: address - base, sorted
+    std::vector<uint64_t> addrs;   // wide: addresses, sorted
+    std::vector<uint32_t> name_pos;
+  };
+  const std::vector<uint32_t>& offsets() const { return lo_; }
+  const std::vector<uint64_t>& addresses() const { return addrs_; }
+  const std::vector<uint32_t>& name_positions() const { return name_pos_; }
+  uint64_t base() const { return base_; }
+  bool narrow() const { return narrow_; }
+  // The descriptor names are read from (-1 when they are held in memory).
+  int names_fd() const { return file_.get(); }
+  // Takes arrays read back from an index (checked by the reader); names
+  // come from `names`, the file the positions point into.
+  void adopt(Arrays a, UniqueFd names);
+
   // Building (load_kallsyms): optionally names_in(fd) first, then symbols in
   // file order (`file_offset`: where the name starts), then finish().
   void names_in(UniqueFd fd) { file_ = std::move(fd); }

@@ -16,6 +16,7 @@
 #include "elf/symbol_table.h"
 #include "symbol/debuginfod_library.h"
 #include "symbol/demangle.h"
+#include "symbol/kallsyms_index.h"
 #include "symbol/kernel_symbols.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -416,6 +417,40 @@ ObjectHandle Symbolizer::object(const BuildId& id, std::string_view path_view, p
   return impl_->add_object(found ? std::move(key) : std::move(fail_key), std::move(o));
 }
 
+std::string index_path_for(const std::string& kallsyms_file) {
+  return kallsyms_file.substr(0, kallsyms_file.rfind('/') + 1) + kKallsymsIndexName;
+}
+
+// The table of a cached kallsyms copy from its index, if there is a valid
+// one for exactly this copy. Names are then read from the copy.
+bool load_kallsyms_index(const std::string& kallsyms_file, Object& o) {
+  UniqueFd text(::open(kallsyms_file.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (!text || ::fstat(text.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  const std::string idx = index_path_for(kallsyms_file);
+  auto bytes = read_small_file(idx);
+  if (!bytes) return false;
+  KallsymsText id{static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino)};
+  std::span<const uint8_t> b(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+  if (!decode_kallsyms_index(b, id, std::move(text), o.ksyms, o.modules, nullptr)) return false;
+  o.info.symbol_file = idx;
+  o.info.symbol_count = o.ksyms.size();
+  return true;
+}
+
+// Writes the index of the table just parsed from a cached copy (best
+// effort: a read-only cache only costs the next run the parsing). Bound to
+// the inode the names were read from, whatever the path points to now.
+void save_kallsyms_index(const std::string& kallsyms_file, const Object& o) {
+  struct stat st {};
+  if (o.ksyms.empty() || o.ksyms.names_fd() < 0 || ::fstat(o.ksyms.names_fd(), &st) != 0) return;
+  try {
+    write_file_atomic(index_path_for(kallsyms_file),
+                      encode_kallsyms_index(o.ksyms, o.modules, {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino)}));
+  } catch (const Error&) {
+  }
+}
+
 // Builds the kernel object for `recorded` without touching the symbolizer's
 // tables or notes (the note goes in info.note), so that prefetch_kernel can
 // run it on another thread: it reads opts and uses the build-id cache, whose
@@ -447,6 +482,8 @@ std::unique_ptr<Object> load_kernel_object(const SymbolizerOptions& opts, std::o
     o->info.reason = Reason::kBuildIdMismatch;
     o->info.note = fmt::format("kernel build-id {} differs from the running kernel's ({}) and is not cached",
                                recorded.hex(), running ? running->hex() : "unknown");
+  } else if (o->info.source == "cache" && load_kallsyms_index(*file, *o)) {
+    // The table as the last run left it beside the copy.
   } else {
     std::string why;
     // Keep a copy for the next run (and for perf, which reads the same
@@ -475,8 +512,11 @@ std::unique_ptr<Object> load_kernel_object(const SymbolizerOptions& opts, std::o
     } else if (copy) {
       try {
         cache->commit_kallsyms(*copy);
+        save_kallsyms_index(copy->entry.dir + "/kallsyms", *o);
       } catch (const Error&) {
       }
+    } else if (o->info.source == "cache") {
+      save_kallsyms_index(*file, *o);
     }
     o->info.symbol_file = *file;
     o->info.symbol_count = o->ksyms.size();
