@@ -52,7 +52,8 @@ void ResolverThread::work() {
         if (incoming_.empty() && closing_) return;
         batch.swap(incoming_);
       }
-      for (const Request& r : batch) results_.push_back(resolver_.resolve(r.frame, r.pid));
+      // Each location is queued once: nothing to remember per address.
+      for (const Request& r : batch) results_.push_back(resolver_.resolve_once(r.frame, r.pid));
       batch.clear();
     }
   } catch (...) {

@@ -41,9 +41,7 @@ uint64_t SymbolResolver::lookup_key(const Frame& f, ObjectHandle h) const {
 const ResolvedSymbol& SymbolResolver::resolve(const Frame& f, uint32_t pid) {
   ObjectHandle h = handle(f, pid);
   if (!h.valid()) {
-    unresolved_ = ResolvedSymbol{};
-    unresolved_.reason = Reason::kUnknown;
-    unresolved_.dso = f.map ? f.map->path : std::string_view("[unknown]");
+    unresolved_ = resolve_once(f, pid);
     return unresolved_;
   }
   uint64_t key = lookup_key(f, h);
@@ -51,6 +49,17 @@ const ResolvedSymbol& SymbolResolver::resolve(const Frame& f, uint32_t pid) {
   auto it = cache_.find(k);
   if (it != cache_.end()) return it->second;
   return cache_.emplace(k, sym_.lookup(h, key)).first->second;
+}
+
+ResolvedSymbol SymbolResolver::resolve_once(const Frame& f, uint32_t pid) {
+  ObjectHandle h = handle(f, pid);
+  if (!h.valid()) {
+    ResolvedSymbol r;
+    r.reason = Reason::kUnknown;
+    r.dso = f.map ? f.map->path : std::string_view("[unknown]");
+    return r;
+  }
+  return sym_.lookup(h, lookup_key(f, h));
 }
 
 SymbolName SymbolResolver::symbolize(const Frame& f, uint32_t pid) {

@@ -20,6 +20,9 @@ class SymbolResolver : public FrameSymbols {
 
   // The symbol for a frame; the reference stays valid until the next call.
   const ResolvedSymbol& resolve(const Frame& f, uint32_t pid);
+  // The same without remembering it, for callers that ask once per
+  // (mapping, offset) anyway (build_profile's locations are unique).
+  ResolvedSymbol resolve_once(const Frame& f, uint32_t pid);
   // The object handle behind a frame (invalid for frames without one).
   ObjectHandle handle(const Frame& f, uint32_t pid);
   // The value Symbolizer::lookup expects for this frame's object.
