@@ -2,10 +2,8 @@
 // it must stay byte-identical to the perf-script-like format it replaced,
 // "{} {:>7}/{:<7} [{:03}] {}.{:06}: {:>10} {}:", also for values wider than
 // their columns.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -17,9 +15,11 @@
 #include "format/stream_writer.h"
 #include "report/recording_walker.h"
 #include "report/script_printer.h"
+#include "support/synthetic_stream.h"
 #include "support/test_support.h"
 
 using namespace sonde::perf;
+using sonde::test::SyntheticStream;
 using sonde::test::TempDir;
 
 namespace {
@@ -42,34 +42,21 @@ TEST(ScriptHeader, SameBytesAsTheFormatStringForEveryWidth) {
   TempDir dir;
   std::string path = dir / "s.data";
   {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ASSERT_GE(fd, 0);
-    StreamWriter w(fd);
-    w.write_pipe_header();
-    perf_event_attr a{};
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_CPU_CLOCK;
-    a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-                    PERF_SAMPLE_PERIOD;
-    a.sample_id_all = 1;
-    uint64_t ids[] = {7};
-    w.write_attr(a, ids);
-    w.write_features_end();
-    w.write_event_update_name(7, "cpu-clock");
+    SyntheticStream stream(path, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+    StreamWriter& w = stream.writer();
     for (const Case& c : cases) {
       RecordBuilder comm(kComm, 0);
       comm.put(c.pid).put(c.tid).put_cstring("worker-thread");
-      comm.put(c.pid).put(c.tid).put(uint64_t{0}).put(uint32_t{0}).put(uint32_t{0}).put(uint64_t{7});
+      comm.put(c.pid).put(c.tid).put(uint64_t{0}).put(uint32_t{0}).put(uint32_t{0}).put(SyntheticStream::kEventId);
       ASSERT_TRUE(comm.finish());
       w.write_record(comm.bytes());
       RecordBuilder s(kSample, kMiscUser);
-      s.put(uint64_t{7}).put(uint64_t{0x401000}).put(c.pid).put(c.tid).put(c.time).put(c.cpu).put(uint32_t{0}).put(c.period);
+      s.put(SyntheticStream::kEventId).put(uint64_t{0x401000}).put(c.pid).put(c.tid).put(c.time).put(c.cpu).put(uint32_t{0}).put(c.period);
       ASSERT_TRUE(s.finish());
       w.write_record(s.bytes());
       w.write_finished_round();
     }
-    w.flush();
-    ::close(fd);
   }
   std::string out_path = dir / "script.txt";
   {

@@ -1,9 +1,7 @@
 // RecordingWalker delivers samples in time order across FINISHED_ROUNDs,
 // however the records of a round interleave, also when the queued records
 // fill several of its storage chunks and chunks are reused.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <random>
@@ -12,22 +10,15 @@
 #include "format/stream_reader.h"
 #include "format/stream_writer.h"
 #include "report/recording_walker.h"
+#include "support/synthetic_stream.h"
 #include "support/test_support.h"
 
 using namespace sonde::perf;
 using sonde::report::RecordingWalker;
+using sonde::test::SyntheticStream;
 using sonde::test::TempDir;
 
 namespace {
-
-perf_event_attr time_attr() {
-  perf_event_attr a{};
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
-  a.sample_id_all = 1;
-  return a;
-}
 
 // Rounds of samples whose times are shuffled within the round and overlap
 // the previous round's (as two CPUs' buffers drained one after the other
@@ -38,13 +29,9 @@ struct Written {
 };
 
 Written write_shuffled_rounds(const std::string& path, int rounds, int per_round) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  EXPECT_GE(fd, 0);
-  StreamWriter w(fd);
-  w.write_pipe_header();
-  uint64_t ids[] = {7};
-  w.write_attr(time_attr(), ids);
-  w.write_features_end();
+  SyntheticStream stream(path, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_PERIOD);
+  StreamWriter& w = stream.writer();
   std::mt19937_64 rng(42);
   Written out;
   for (int r = 0; r < rounds; ++r) {
@@ -61,8 +48,7 @@ Written write_shuffled_rounds(const std::string& path, int rounds, int per_round
     }
     w.write_finished_round();
   }
-  w.flush();
-  ::close(fd);
+  stream.close();
   return out;
 }
 
