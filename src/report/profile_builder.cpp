@@ -116,7 +116,14 @@ class Builder {
     for (size_t k = common; k < n; ++k) {
       const size_t i = n - 1 - k;
       const uint64_t a = raw_[i];
-      if (a < kContextMax) node = child_at(node, a, kernel_[i] != 0, s.pid, space);
+      if (a < kContextMax) {
+        Frame f;
+        f.addr = a;
+        f.kernel = kernel_[i] != 0;
+        f.map = space.find(s.pid, a, f.kernel);
+        if (f.map) f.file_offset = f.map->file_offset(a);
+        node = child(node, location(f, s.pid));
+      }
       node_[i] = node;
     }
     raw_.swap(prev.raw);
@@ -303,27 +310,6 @@ class Builder {
     }
   }
 
-  // The node under `parent` for address `addr` of process `pid`: the mapping
-  // lookup, the location and the node, memoized by (parent, address, pid)
-  // while the address space does not change (it rarely does once a
-  // recording is under way), so a frame costs one hash lookup, not three.
-  uint32_t child_at(uint32_t parent, uint64_t addr, bool kernel, uint32_t pid, const AddressSpace& space) {
-    if (space.generation() != memo_generation_) {
-      frame_memo_.clear();
-      memo_generation_ = space.generation();
-    }
-    const MemoKey k{addr, parent, kernel ? UINT32_MAX : pid};
-    if (const uint32_t* known = frame_memo_.find(k)) return *known;
-    Frame f;
-    f.addr = addr;
-    f.kernel = kernel;
-    f.map = space.find(pid, addr, kernel);
-    if (f.map) f.file_offset = f.map->file_offset(addr);
-    const uint32_t node = child(parent, location(f, pid));
-    frame_memo_.find_or_insert(k, node);
-    return node;
-  }
-
   uint32_t child(uint32_t parent, uint32_t loc) {
     uint64_t key = (uint64_t(parent) << 32) | loc;
     auto [id, fresh] = node_index_.find_or_insert(key, static_cast<uint32_t>(profile_.nodes.size()));
@@ -345,19 +331,6 @@ class Builder {
   std::vector<uint32_t> event_map_;
   std::vector<uint32_t> mapping_map_;
   std::unordered_map<std::string, uint32_t> function_index_;
-  struct MemoKey {
-    uint64_t addr;
-    uint32_t parent;
-    uint32_t pid;  // UINT32_MAX for kernel addresses
-    bool operator==(const MemoKey&) const = default;
-  };
-  struct MemoKeyHash {
-    size_t operator()(const MemoKey& k) const {
-      return static_cast<size_t>(mix64(k.addr ^ (uint64_t(k.parent) << 32 | k.pid) * 0x9e3779b97f4a7c15ULL));
-    }
-  };
-  FlatIndex<MemoKey, MemoKeyHash> frame_memo_;
-  uint64_t memo_generation_ = 0;
   struct U64Hash {
     size_t operator()(uint64_t k) const { return static_cast<size_t>(mix64(k)); }
   };
