@@ -4,7 +4,6 @@
 // one cache line per probe, which std::unordered_map cannot give.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -34,24 +33,7 @@ class FlatIndex {
     }
   }
 
-  // The id stored for `key`, or nullptr.
-  const uint32_t* find(const Key& key) const {
-    size_t i = Hash()(key) & mask_;
-    for (;;) {
-      const Slot& s = slots_[i];
-      if (!s.used) return nullptr;
-      if (s.key == key) return &s.id;
-      i = (i + 1) & mask_;
-    }
-  }
-
   size_t size() const { return size_; }
-  // Forgets every entry (keeps the table's memory).
-  void clear() {
-    if (size_ == 0) return;
-    std::fill(slots_.begin(), slots_.end(), Slot{});
-    size_ = 0;
-  }
 
  private:
   struct Slot {
