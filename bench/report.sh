@@ -59,6 +59,35 @@ out=$scratch/section.md
   row "report (\`sonde report\` vs \`perf report --stdio\`)" sonde_report perf_report
   row "script (\`sonde script\` vs \`perf script\`)" sonde_script perf_script
 } >"$out"
+
+# A few million samples: is a report about as long as reading the file?
+# (LARGE_SECONDS=0 skips it.)
+large_seconds=${LARGE_SECONDS:-45}
+if ((large_seconds > 0)); then
+  rec=$scratch/large.data
+  "$sonde" record -q -g -F 25000 -o "$rec" -- sh -c "$demo $large_seconds & $demo $large_seconds; wait" >/dev/null
+  large_samples=$("$sonde" report -i "$rec" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])')
+  large_mb=$(( $(stat -c %s "$rec") / 1048576 ))
+  read_file() { cat "$rec" >/dev/null; }
+  saved_runs=$runs
+  runs=3
+  read -r cat_cold_t _ <<<"$(cold read_file)"
+  read -r rep_cold_t rep_cold_m <<<"$(cold sonde_report)"
+  read -r cat_warm_t _ <<<"$(measure_median read_file)"
+  read -r rep_warm_t rep_warm_m <<<"$(measure_median sonde_report)"
+  runs=1
+  read -r perf_warm_t perf_warm_m <<<"$(measure_median perf_report)"
+  runs=$saved_runs
+  {
+    echo
+    echo "A few million samples: the same workloads at \`-F 25000\` for ${large_seconds} s, ${large_samples} samples, ${large_mb} MB (\`cat\` = reading the file)."
+    echo
+    echo "| | read the file (\`cat\`) | \`sonde report\` | \`perf report --stdio\` | speed-up | sonde RSS | perf RSS |"
+    echo "|---|---|---|---|---|---|---|"
+    echo "| cold disk | $cat_cold_t s | $rep_cold_t s | | | $rep_cold_m MB | |"
+    echo "| warm | $cat_warm_t s | $rep_warm_t s | $perf_warm_t s | $(ratio "$perf_warm_t" "$rep_warm_t") | $rep_warm_m MB | $perf_warm_m MB |"
+  } >>"$out"
+fi
 cat "$out"
 [[ $write_docs == --write-docs ]] && write_section "$here/docs/benchmarks.md" report "Reading: report and script" "$out"
 exit 0
