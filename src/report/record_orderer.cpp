@@ -5,6 +5,7 @@
 
 #include "format/record_framing.h"
 #include "util/byte_reader.h"
+#include "util/error.h"
 
 namespace sonde::report {
 
@@ -57,6 +58,7 @@ void RecordOrderer::release(Chunk* c, uint32_t records) {
 
 RecordOrderer::Ref RecordOrderer::store(const RecordView& rec) {
   const size_t size = rec.bytes.size(), total = size + rec.trailing.size();
+  if (rec.trailing.size() > UINT32_MAX) throw_runtime("a record at offset {:#x} carries {} bytes", rec.offset, rec.trailing.size());
   Chunk* c = current_;
   if (total > kChunkSize) {
     // A record of its own (tracing data, AUX payloads): never current.
@@ -87,7 +89,7 @@ RecordOrderer::Ref RecordOrderer::store(const RecordView& rec) {
   if (!rec.trailing.empty()) std::memcpy(at + size, rec.trailing.data(), rec.trailing.size());
   c->used += total;
   c->live.fetch_add(1, std::memory_order_relaxed);
-  return {at, size, rec.trailing.size(), rec.offset, c};
+  return {at, c, rec.offset, static_cast<uint32_t>(size), static_cast<uint32_t>(rec.trailing.size())};
 }
 
 void RecordOrderer::publish(bool last) {
@@ -118,9 +120,8 @@ void RecordOrderer::flush_until(uint64_t limit) {
     return a.time != b.time ? a.time < b.time : a.seq < b.seq;
   });
   for (auto it = queue_.begin(); it != mid; ++it) emit(it->ref);
-  // The rest waits for a later round, in place.
-  rest_.assign(mid, queue_.end());
-  queue_.swap(rest_);
+  // The rest waits for a later round (moved to the front: no second queue).
+  queue_.erase(queue_.begin(), mid);
 }
 
 void RecordOrderer::read_all() {

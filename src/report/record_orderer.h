@@ -64,16 +64,20 @@ class RecordOrderer {
     bool retired = false;           // under pool_mu_: the reader moved on
     bool pooled = false;            // under pool_mu_: in free_
   };
+  // Kept small: a round of a busy recording queues tens of thousands.
   struct Ref {
     const uint8_t* bytes;
-    size_t size, trailing;  // the record, then its out-of-record payload
-    uint64_t offset;
     Chunk* chunk;
+    uint64_t offset;
+    uint32_t size;      // the record (at most 64 KiB)
+    uint32_t trailing;  // then its out-of-record payload (records over 4 GiB end the input first)
   };
   struct Queued {
-    uint64_t time, seq;
+    uint64_t time;
+    uint64_t seq;
     Ref ref;
   };
+  static_assert(sizeof(Queued) == 48);
   // Bigger records get a chunk of their own. 256 KiB: the records in flight
   // (a round and the ready batches) fit in a few, and a report's peak memory
   // is a budget (half of perf's).
@@ -97,7 +101,7 @@ class RecordOrderer {
 
   // Reading thread only.
   perf::Session session_;  // its own, for timestamps
-  std::vector<Queued> queue_, rest_;
+  std::vector<Queued> queue_;
   std::vector<Ref> building_;
   Chunk* current_ = nullptr;
   uint64_t seq_ = 0, max_time_ = 0, limit_ = 0;
