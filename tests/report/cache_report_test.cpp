@@ -95,9 +95,10 @@ TEST(ReportFromCache, RecorderKeepsTheKernelSymbolsWhileRecording) {
     std::filesystem::remove_all(dir / "cache");
   }
 
-  // Long enough (~0.5 s): the copy is there, whole, before any report ran.
+  // Long enough (~1 s, against the 40-50 ms kallsyms read, with room for
+  // a loaded machine): the copy is there, whole, before any report ran.
   auto rec = sh(record_env(dir) + sonde_bin() + " record -q -o " + (dir / "r.data") +
-                " -- dd if=/dev/zero of=/dev/null bs=1 count=400000 status=none");
+                " -- dd if=/dev/zero of=/dev/null bs=1 count=1000000 status=none");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   ASSERT_TRUE(std::filesystem::exists(copy)) << "the recorder did not keep kallsyms";
   EXPECT_TRUE(whole());
