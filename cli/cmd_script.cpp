@@ -38,10 +38,8 @@ void run_script(const ScriptArgs& args) {
   printer.set_extra_fields(probe::sdt_extra_fields);  // decoded SDT arguments
   // The kernel's symbols load on another thread from the moment its mapping
   // is read, instead of at the first kernel frame.
-  auto on_record = [&](const perf::RecordView& rec) {
-    if (rec.header.type != perf::kMmap && rec.header.type != perf::kMmap2) return;
-    const auto& maps = walker.space().all_mappings();
-    if (!args.no_symbols && !maps.empty()) resolver.prefetch(maps.back());
+  auto on_record = [&](const perf::RecordView&) {
+    if (const report::Mapping* m = walker.space().last_added(); m && !args.no_symbols) resolver.prefetch(*m);
   };
   walker.run([&](const perf::Sample& s) { printer.print(s); }, on_record);
   printer.flush();

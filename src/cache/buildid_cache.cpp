@@ -151,11 +151,28 @@ BuildIdCache::Entry BuildIdCache::add(const std::string& path, const BuildId& ex
   return link_in(real.string(), *id, "elf", true);
 }
 
-BuildIdCache::Entry BuildIdCache::add_kallsyms(const BuildId& kernel_id, const std::string& kallsyms_path) {
-  if (kernel_id.empty()) throw_runtime("cannot cache kallsyms: no kernel build-id");
-  auto text = read_small_file(kallsyms_path);
-  if (!text) throw_runtime("cannot read {}: {}", kallsyms_path, errno_text(errno));
-  return add_kallsyms_text(kernel_id, *text);
+std::optional<BuildIdCache::Entry> BuildIdCache::add_kallsyms(const BuildId& kernel_id, const std::string& kallsyms_path,
+                                                              const std::function<bool()>& cancelled) {
+  UniqueFd fd(::open(kallsyms_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw_runtime("cannot read {}: {}", kallsyms_path, errno_text(errno));
+  // Written as it is read; an unfinished copy is removed by the
+  // PendingFile's destructor, never renamed into place.
+  PendingFile copy = begin_kallsyms(kernel_id);
+  std::string buf(256 * 1024, '\0');
+  bool first = true;
+  for (;;) {
+    if (cancelled && cancelled()) return std::nullopt;
+    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_runtime("cannot read {}: {}", kallsyms_path, errno_text(errno));
+    if (n == 0) break;
+    if (first && std::string_view(buf.data(), static_cast<size_t>(n)).starts_with("0000000000000000 "))
+      throw_runtime("{} shows no addresses (kernel.kptr_restrict)", kallsyms_path);
+    first = false;
+    if (!write_all(copy.fd.get(), buf.data(), static_cast<size_t>(n))) throw_runtime("cannot write {}: {}", copy.tmp, errno_text(errno));
+  }
+  if (first) throw_runtime("{} is empty", kallsyms_path);
+  return commit_kallsyms(copy);
 }
 
 BuildIdCache::Entry BuildIdCache::add_kallsyms_text(const BuildId& kernel_id, const std::string& text) {

@@ -11,6 +11,7 @@
 // free of "." / ".." components. Lookups verify the cached file's build-id.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,8 +46,13 @@ class BuildIdCache {
   // Same, when the caller already knows the build-id (e.g. the recorder): the
   // file is still verified before it is linked in.
   Entry add(const std::string& path, const BuildId& expected);
-  // Stores a kernel symbol file under [kernel.kallsyms]/BUILDID/kallsyms.
-  Entry add_kallsyms(const BuildId& kernel_id, const std::string& kallsyms_path = "/proc/kallsyms");
+  // Stores a kernel symbol file under [kernel.kallsyms]/BUILDID/kallsyms,
+  // copied 256 KiB at a time (it is 5+ MB). `cancelled` (optional) is asked
+  // between chunks: when it says yes, nothing is stored and the result is
+  // empty. Throws when the file cannot be read or written, is empty, or
+  // shows only zero addresses (kernel.kptr_restrict): such a copy is useless.
+  std::optional<Entry> add_kallsyms(const BuildId& kernel_id, const std::string& kallsyms_path = "/proc/kallsyms",
+                                    const std::function<bool()>& cancelled = {});
   // The same from text already read.
   Entry add_kallsyms_text(const BuildId& kernel_id, const std::string& text);
 

@@ -1,5 +1,6 @@
 #include "format/session.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -141,19 +142,28 @@ int sample_field_offset(uint64_t sample_type, uint64_t field) {
   return -1;
 }
 
-bool Session::decode_sample(const RecordView& rec, Sample& s, std::string* why) const {
-  if (events_.empty()) return fail(why, "sample before any event attribute");
+const EventInfo* Session::sample_event(std::span<const uint8_t> body, std::string* why) const {
+  const char* problem = nullptr;
   const EventInfo* ev = nullptr;
-  auto body = rec.bytes.subspan(sizeof(RecordHeader));
-  if (events_.size() == 1) {
+  const size_t off = static_cast<size_t>(std::max(sample_id_pos_, 0)) * 8;
+  if (events_.empty())
+    problem = "sample before any event attribute";
+  else if (events_.size() == 1)
     ev = &events_.front();
-  } else {
-    if (sample_id_pos_ < 0) return fail(why, "several events but samples carry no id");
-    size_t off = static_cast<size_t>(sample_id_pos_) * 8;
-    if (body.size() < off + 8) return fail(why, "sample too short for its id");
-    ev = event_for_id(load<uint64_t>(body.data() + off));
-    if (!ev) return fail(why, "sample names an unknown event id");
-  }
+  else if (sample_id_pos_ < 0)
+    problem = "several events but samples carry no id";
+  else if (body.size() < off + 8)
+    problem = "sample too short for its id";
+  else if (!(ev = event_for_id(load<uint64_t>(body.data() + off))))
+    problem = "sample names an unknown event id";
+  if (problem) fail(why, problem);
+  return ev;
+}
+
+bool Session::decode_sample(const RecordView& rec, Sample& s, std::string* why) const {
+  auto body = rec.bytes.subspan(sizeof(RecordHeader));
+  const EventInfo* ev = sample_event(body, why);
+  if (!ev) return false;
   const bool ok = decode_sample_body(ev->attr, body, s, why);
   s.event = ev;
   s.misc = rec.header.misc;
@@ -224,22 +234,11 @@ bool decode_sample_body(const perf_event_attr& a, std::span<const uint8_t> body,
 }
 
 uint64_t Session::sample_time(const RecordView& rec) const {
-  if (events_.empty()) return 0;
   auto body = rec.bytes.subspan(sizeof(RecordHeader));
-  const EventInfo* ev = &events_.front();
-  if (events_.size() > 1) {
-    const size_t off = static_cast<size_t>(sample_id_pos_) * 8;
-    if (sample_id_pos_ < 0 || body.size() < off + 8) return 0;
-    ev = event_for_id(load<uint64_t>(body.data() + off));
-    if (!ev) return 0;
-  }
-  const uint64_t st = ev->attr.sample_type;
-  if (!(st & PERF_SAMPLE_TIME)) return 0;
-  // TIME follows IDENTIFIER, IP and TID (pid and tid share one u64).
-  // (Three tests, not std::popcount: without -mpopcnt that is a libgcc call.)
-  const size_t off = 8 * (size_t{(st & PERF_SAMPLE_IDENTIFIER) != 0} + size_t{(st & PERF_SAMPLE_IP) != 0} +
-                          size_t{(st & PERF_SAMPLE_TID) != 0});
-  if (body.size() < off + 8) return 0;
+  const EventInfo* ev = sample_event(body, nullptr);
+  if (!ev) return 0;
+  const int off = sample_field_offset(ev->attr.sample_type, PERF_SAMPLE_TIME);
+  if (off < 0 || body.size() < static_cast<size_t>(off) + 8) return 0;
   return load<uint64_t>(body.data() + off);
 }
 

@@ -60,6 +60,9 @@ class Session {
   std::span<const uint8_t> tracing_data() const { return tracing_data_; }
 
  private:
+  // The event a SAMPLE body belongs to (by its id when there are several);
+  // nullptr (and *why) when it names none.
+  const EventInfo* sample_event(std::span<const uint8_t> body, std::string* why) const;
   void add_attr(const RecordView& rec);
   void recompute_layout();
 

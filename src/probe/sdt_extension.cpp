@@ -95,6 +95,12 @@ uint32_t SdtExtension::probe_index(const std::string& full_name) {
   return it->second;
 }
 
+const SdtFile& SdtExtension::file(const std::string& path) {
+  auto it = files_.find(path);
+  if (it == files_.end()) it = files_.emplace(path, cache_.get(path)).first;
+  return it->second;
+}
+
 std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget& target) {
   std::vector<std::string> out;
   std::set<std::string> seen;
@@ -108,8 +114,7 @@ std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget
     for (size_t i = 0; i < out.size() && out.size() < 512; ++i) {
       const SdtFile* f = nullptr;
       try {
-        auto [it, _] = files_.try_emplace(out[i], cache_.get(out[i]));
-        f = &it->second;
+        f = &file(out[i]);
       } catch (const Error&) {
         continue;  // a script or unreadable library: nothing to probe there
       }
@@ -152,15 +157,11 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     auto objects = any_unpinned ? target_objects(target) : std::vector<std::string>{};
     std::vector<const SdtFile*> target_files;
     for (const auto& p : objects) {
-      auto it = files_.find(p);
-      if (it == files_.end()) {
-        try {
-          it = files_.emplace(p, cache_.get(p)).first;
-        } catch (const Error&) {
-          continue;
-        }
+      try {
+        target_files.push_back(&file(p));
+      } catch (const Error&) {
+        continue;
       }
-      target_files.push_back(&it->second);
       seen_paths_.insert(p);
     }
 
@@ -177,10 +178,9 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
       if (!spec.path.empty()) {
         auto rp = real_path(spec.path);
         if (!rp) throw_usage("sdt: cannot open {}: {}", spec.path, errno_text(errno));
-        auto it = files_.find(*rp);
-        if (it == files_.end()) it = files_.emplace(*rp, cache_.get(*rp)).first;
-        for (const auto& s : it->second.sites)
-          if (spec.matches(s.provider, s.name)) take(it->second, s), ++matched;
+        const SdtFile& f = file(*rp);
+        for (const auto& s : f.sites)
+          if (spec.matches(s.provider, s.name)) take(f, s), ++matched;
         if (!matched) throw_usage("sdt: no probe matches '{}' in {}", spec.text, *rp);
         continue;
       }
@@ -211,16 +211,14 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
                     spec.text, candidates_text(ambiguous));
       for (const auto& [name, paths] : paths_by_name) {
         const std::string& p = *paths.begin();
-        auto it = files_.find(p);
-        if (it == files_.end()) {
-          try {
-            it = files_.emplace(p, cache_.get(p)).first;
-          } catch (const Error&) {
-            continue;
-          }
+        const SdtFile* f = nullptr;
+        try {
+          f = &file(p);
+        } catch (const Error&) {
+          continue;
         }
-        for (const auto& s : it->second.sites)
-          if (s.full_name() == name) take(it->second, s), ++matched;
+        for (const auto& s : f->sites)
+          if (s.full_name() == name) take(*f, s), ++matched;
       }
       if (!matched)
         throw_usage("sdt: no probe matches '{}' in the {} or the probe cache (add its binary with `sonde sdt add "
@@ -449,8 +447,7 @@ void SdtExtension::on_exec_mapping(pid_t pid, const std::string& path, const Bui
   if (!any_unpinned && !pinned_here) return;
   seen_paths_.insert(*rp);
   try {
-    auto it = files_.emplace(*rp, cache_.get(*rp)).first;
-    const SdtFile& f = it->second;
+    const SdtFile& f = file(*rp);
     std::vector<const SdtSite*> picked;
     for (const auto& s : f.sites) {
       // Only names already in the stream header can be recorded.

@@ -88,6 +88,9 @@ class SdtExtension : public record::RecordExtension {
   std::map<std::string, uint32_t> probe_by_name_;
   std::set<std::string> seen_paths_;    // objects already scanned (attached or without matches)
   std::map<std::string, SdtFile> files_;  // keeps scanned files alive
+  // The scanned probes of `path` (a real path), read once per recording;
+  // throws what the probe cache throws for an unreadable or non-ELF file.
+  const SdtFile& file(const std::string& path);
   bool filter_ = false;
   bool stopped_ = false;
   double attach_seconds_ = 0, detach_seconds_ = 0;

@@ -1,10 +1,6 @@
 #include "record/buildid_cache_keeper.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 
 #include <fstream>
 #include <sstream>
@@ -12,7 +8,6 @@
 #include "cache/buildid_cache.h"
 #include "elf/build_id.h"
 #include "util/error.h"
-#include "util/fd.h"
 #include "util/fs.h"
 
 namespace sonde::record {
@@ -77,29 +72,10 @@ void BuildIdCacheKeeper::keep_kallsyms() {
   try {
     BuildIdCache cache(root_);
     if (cache.lookup(*id, "kallsyms")) return;  // kept before (by sonde or perf)
-    UniqueFd fd(::open(kallsyms_path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd) return;
-    // Written as it is read; an unfinished copy is removed by `copy`'s
-    // destructor, never renamed into place.
-    BuildIdCache::PendingFile copy = cache.begin_kallsyms(*id);
-    std::string buf(256 * 1024, '\0');
-    bool first = true;
-    for (;;) {
-      if (stopping()) return;  // the recording is over: not worth its teardown
-      ssize_t n = ::read(fd.get(), buf.data(), buf.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return;
-      if (n == 0) break;
-      // Hidden addresses (kernel.kptr_restrict) read as zeros: useless.
-      if (first && std::string_view(buf.data(), static_cast<size_t>(n)).starts_with("0000000000000000 ")) return;
-      first = false;
-      if (!write_all(copy.fd.get(), buf.data(), static_cast<size_t>(n))) return;
-    }
-    if (first) return;  // empty
-    cache.commit_kallsyms(copy);
-    kept_kallsyms_ = true;
+    // Given up as soon as the recording is over: not worth its teardown.
+    kept_kallsyms_ = cache.add_kallsyms(*id, kallsyms_path, [this] { return stopping(); }).has_value();
   } catch (const Error&) {
-    // An unwritable cache only costs the first report some time.
+    // An unwritable cache or hidden addresses only cost the first report some time.
   }
 }
 

@@ -15,6 +15,7 @@ constexpr uint32_t kKernelPid = 0xffffffffu;
 std::string_view AddressSpace::intern(std::string_view s) { return *strings_.emplace(s).first; }
 
 void AddressSpace::on_record(const RecordView& rec) {
+  last_added_ = nullptr;
   if (rec.header.type == kMmap || rec.header.type == kMmap2 || rec.header.type == kFork ||
       (rec.header.type == kComm && (rec.header.misc & kMiscCommExec)))
     ++generation_;
@@ -122,6 +123,7 @@ void AddressSpace::add_mapping(Mapping m) {
   m.index = static_cast<uint32_t>(mappings_.size());
   mappings_.push_back(m);
   const Mapping* stored = &mappings_.back();
+  last_added_ = stored;
   insert_sorted(m.kernel && m.pid == kKernelPid ? kernel_.maps : processes_[m.pid].maps, stored);
 }
 

@@ -44,6 +44,9 @@ class AddressSpace {
   // lookups stay valid while it does not.
   uint64_t generation() const { return generation_; }
 
+  // The mapping the last record added (an MMAP/MMAP2 of code), else nullptr.
+  const Mapping* last_added() const { return last_added_; }
+
   // Every mapping ever seen, in the order seen (for buildid-list).
   const std::deque<Mapping>& all_mappings() const { return mappings_; }
   // Build-ids learned from HEADER_BUILD_ID records (file-mode build-id
@@ -59,6 +62,7 @@ class AddressSpace {
   void insert_sorted(std::vector<const Mapping*>& maps, const Mapping* m);
 
   uint64_t generation_ = 1;
+  const Mapping* last_added_ = nullptr;
   std::unordered_set<std::string> strings_;
   std::deque<Mapping> mappings_;
   std::unordered_map<uint32_t, Process> processes_;

@@ -28,8 +28,8 @@ struct ModuleRange {
 // The kernel's text symbols, compact: a report needs a few hundred of the
 // 100K+ kallsyms entries, so the table keeps only what a lookup needs: sorted
 // addresses and one 4-byte name position each. Addresses are 4-byte offsets
-// from the lowest one when all fit (kernel text and modules span well under
-// 4 GiB), else 8 bytes. Names stay in
+// from a base when all fit (kernel text and modules span well under 4 GiB),
+// else 8 bytes. Names stay in
 // the file when it is a regular file (the build-id cache copy; an open
 // descriptor keeps that inode even if the cache entry is replaced) and are
 // read on first use; otherwise (/proc/kallsyms, whose text the kernel

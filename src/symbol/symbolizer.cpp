@@ -472,6 +472,7 @@ std::unique_ptr<Object> load_kernel_object(const SymbolizerOptions& opts, std::o
     file = cache->lookup(want, "kallsyms");
     if (file) o->info.source = "cache";
   }
+  const bool cached = file.has_value();
   bool save_copy = false;
   if (!file && is_running) {
     file = opts.kallsyms_path;
@@ -482,7 +483,7 @@ std::unique_ptr<Object> load_kernel_object(const SymbolizerOptions& opts, std::o
     o->info.reason = Reason::kBuildIdMismatch;
     o->info.note = fmt::format("kernel build-id {} differs from the running kernel's ({}) and is not cached",
                                recorded.hex(), running ? running->hex() : "unknown");
-  } else if (o->info.source == "cache" && load_kallsyms_index(*file, *o)) {
+  } else if (cached && load_kallsyms_index(*file, *o)) {
     // The table as the last run left it beside the copy.
   } else {
     std::string why;
@@ -515,7 +516,7 @@ std::unique_ptr<Object> load_kernel_object(const SymbolizerOptions& opts, std::o
         save_kallsyms_index(copy->entry.dir + "/kallsyms", *o);
       } catch (const Error&) {
       }
-    } else if (o->info.source == "cache") {
+    } else if (cached) {
       save_kallsyms_index(*file, *o);
     }
     o->info.symbol_file = *file;

@@ -64,7 +64,8 @@ TEST(KernelSymbols, AnotherKernelResolvesFromItsCachedKallsyms) {
   BuildId other = *BuildId::from_hex("0123456789abcdef0123456789abcdef01234567");
   BuildIdCache cache(t / "cache");
   auto e = cache.add_kallsyms(other, "/proc/kallsyms");
-  EXPECT_EQ(e.dir, t / "cache/[kernel.kallsyms]/" + other.hex());
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->dir, t / "cache/[kernel.kallsyms]/" + other.hex());
   // perf's layout: the link points at ../../[kernel.kallsyms]/ID.
   EXPECT_EQ(std::filesystem::read_symlink(t / "cache/.build-id/01/23456789abcdef0123456789abcdef01234567").string(),
             "../../[kernel.kallsyms]/" + other.hex());
