@@ -52,7 +52,7 @@ row() {  # name, sonde fn, perf fn
 
 out=$scratch/section.md
 {
-  echo "Recording: \`sonde record -g -F 10000\` of two demo workloads for ${seconds} s: ${samples} samples with call chains, ${size_mb} MB. Median of ${runs} runs (wall time in this shell, peak RSS from /usr/bin/time); cold disk = one run after dropping the page cache; no symbol index = every run from an empty build-id cache (both tools read /proc/kallsyms, 40-50 ms of kernel time here, and the binaries in place); warm = the cache \`sonde record\` filled (the kernel's kallsyms and the binaries, in perf's layout, which perf reads too). Speed-up = perf time / sonde time; memory ratio = sonde peak RSS / perf peak RSS."
+  echo "Recording: \`sonde record -g -F 10000\` of two demo workloads for ${seconds} s: ${samples} samples with call chains, ${size_mb} MB. Median of ${runs} runs (wall time in this shell, peak RSS from /usr/bin/time); cold disk = one run after dropping the page cache; no symbol index = every run from an empty build-id cache (both tools read /proc/kallsyms, 40-50 ms of kernel time here, and the binaries in place); warm = the cache \`sonde record\` filled (the kernel's kallsyms and the binaries, in perf's layout, which perf reads too). Speed-up = perf time / sonde time; memory ratio = sonde peak RSS / perf peak RSS. This VM's speed drifts between runs (the same binary has measured up to 2x apart minutes later), so compare the two tools within a run."
   echo
   echo "| command | sonde | perf 6.1 | speed-up | sonde RSS | perf RSS | memory ratio |"
   echo "|---|---|---|---|---|---|---|"
