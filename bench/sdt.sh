@@ -48,14 +48,16 @@ time_ms() {
 # median of numbers (ms) given as arguments
 med_ms() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]}'; }
 
+# Cold: a cache folder never used before, every run (a new name rather than
+# an `rm -rf` inside the timed part, which forked a process per run and
+# added ~1 ms to both tools' figures). Warm: the binary is cached already.
+cold_runs=0
 perf_list() {
-  rm -rf "$scratch/perfcache"
-  perf --buildid-dir "$scratch/perfcache" buildid-cache --add "$bin"
-  perf --buildid-dir "$scratch/perfcache" list sdt
+  cold_runs=$((cold_runs + 1))
+  perf --buildid-dir "$scratch/perfcold$cold_runs" buildid-cache --add "$bin"
+  perf --buildid-dir "$scratch/perfcold$cold_runs" list sdt
 }
-# Cold: an empty cache every run, as perf above (scan the ELF notes, write
-# the cache, print). Warm: the binary is cached already (both tools).
-sonde_list() { rm -rf "$scratch/sondecold"; "$sonde" sdt list "$bin" --buildid-dir "$scratch/sondecold"; }
+sonde_list() { cold_runs=$((cold_runs + 1)); "$sonde" sdt list "$bin" --buildid-dir "$scratch/sondecold$cold_runs"; }
 sonde_list_warm() { "$sonde" sdt list "$bin" --buildid-dir "$scratch/sondecache"; }
 perf_list_warm() { perf --buildid-dir "$scratch/perfwarm" list sdt; }
 perf --buildid-dir "$scratch/perfwarm" buildid-cache --add "$bin" >/dev/null 2>&1

@@ -12,11 +12,29 @@
 namespace sonde::cli {
 namespace {
 
-std::string site_line(const probe::SdtFile& f, const probe::SdtSite& s) {
-  std::string sem = s.has_semaphore() ? fmt::format("semaphore=0x{:x}", s.semaphore) : "semaphore=no";
-  return fmt::format("{} {} {} 0x{:x} {} {}", s.full_name(), f.path, f.build_id.empty() ? "-" : f.build_id.hex(),
-                     s.pc, sem, s.args.empty() ? "-" : s.args);
-}
+// `sonde sdt list` output: one line per site, held until every file and
+// spec is read, so an error leaves no partial listing.
+class SiteLines {
+ public:
+  void add(const probe::SdtFile& f, const std::string& build_id_hex, const probe::SdtSite& s) {
+    fmt::format_to(std::back_inserter(buf_), "%{}:{} {} {} 0x{:x} ", s.provider, s.name, f.path,
+                   build_id_hex.empty() ? "-" : build_id_hex, s.pc);
+    if (s.has_semaphore())
+      fmt::format_to(std::back_inserter(buf_), "semaphore=0x{:x} ", s.semaphore);
+    else
+      append("semaphore=no ");
+    append(s.args.empty() ? "-" : s.args);
+    append("\n");
+  }
+  void write() {
+    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    buf_.clear();
+  }
+
+ private:
+  void append(std::string_view s) { buf_.append(s.data(), s.data() + s.size()); }
+  fmt::memory_buffer buf_;
+};
 
 struct SdtOptions {
   std::string buildid_dir;
@@ -66,7 +84,7 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   list->add_option("--buildid-dir", opts->buildid_dir, "Cache folder (default $SONDE_BUILDID_DIR or ~/.debug)");
   list->callback([opts] {
     probe::ProbeCache cache(probe::ProbeCache::default_root(opts->buildid_dir));
-    std::string out;
+    SiteLines out;
     std::vector<probe::ProbeSpec> specs;
     std::vector<std::string> paths;
     for (const auto& w : opts->paths) {
@@ -76,8 +94,9 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
         paths.push_back(w);
     }
     for (const auto& p : paths) {
-      auto f = cache.get(p, false);
-      for (const auto& s : f.sites) out += site_line(f, s) + "\n";
+      auto f = cache.get(p, false, probe::SdtArgs::Skip);
+      const std::string bid = f.build_id.empty() ? "" : f.build_id.hex();
+      for (const auto& s : f.sites) out.add(f, bid, s);
     }
     if (!specs.empty() || opts->paths.empty()) {
       // From the index: each cached binary once, its matching sites.
@@ -91,16 +110,17 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
       for (const auto& [path, bid] : files) {
         auto f = cache.load(path, bid);
         if (!f) continue;
+        const std::string hex = f->build_id.empty() ? "" : f->build_id.hex();
         for (const auto& s : f->sites) {
           bool want = specs.empty();
           for (const auto& sp : specs) want = want || sp.matches(s.provider, s.name);
-          if (want) out += site_line(*f, s) + "\n", ++matched;
+          if (want) out.add(*f, hex, s), ++matched;
         }
       }
       if (!specs.empty() && matched == 0)
         throw_runtime("sdt: no cached probe matches {} (add binaries with `sonde sdt add PATH`)", specs[0].text);
     }
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    out.write();
   });
 
   auto* remove = sdt->add_subcommand("remove", "Remove a binary's probes from the cache (by path or build-id)");

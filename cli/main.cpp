@@ -1,5 +1,6 @@
 // The sonde CLI: option parsing and dispatch only; all logic is in libsonde.
 #include <cstdio>
+#include <cstring>
 
 #include "commands.h"
 #include "util/error.h"
@@ -8,19 +9,38 @@
 #define SONDE_VERSION "0.0.0"
 #endif
 
+namespace {
+
+struct Subcommand {
+  const char* name;
+  void (*add)(CLI::App&, int&);
+};
+constexpr Subcommand kSubcommands[] = {
+    {"record", sonde::cli::register_record},           {"script", sonde::cli::register_script},
+    {"buildid-list", sonde::cli::register_buildid_list}, {"sdt", sonde::cli::register_sdt},
+    {"buildid-cache", sonde::cli::register_buildid_cache}, {"report", sonde::cli::register_report},
+    {"convert", sonde::cli::register_convert},
+};
+
+// Builds only the subcommand being run when argv[1] names one: building all
+// seven with their options costs ~0.2 ms, a tenth of `sonde sdt list`.
+// `sonde --help`, a misspelt subcommand and the like see them all.
+void add_subcommands(CLI::App& app, int argc, char** argv, int& exit_code) {
+  if (argc > 1)
+    for (const auto& s : kSubcommands)
+      if (std::strcmp(argv[1], s.name) == 0) return s.add(app, exit_code);
+  for (const auto& s : kSubcommands) s.add(app, exit_code);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"sonde: a Linux profiler and SDT tracer that writes perf's pipe-mode perf.data", "sonde"};
   app.set_version_flag("--version", "sonde " SONDE_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
   int exit_code = 0;
-  sonde::cli::register_record(app, exit_code);
-  sonde::cli::register_script(app, exit_code);
-  sonde::cli::register_buildid_list(app, exit_code);
-  sonde::cli::register_sdt(app, exit_code);
-  sonde::cli::register_buildid_cache(app, exit_code);
-  sonde::cli::register_report(app, exit_code);
-  sonde::cli::register_convert(app, exit_code);
+  add_subcommands(app, argc, argv, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -210,15 +210,15 @@ std::optional<SdtFile> ProbeCache::load(const std::string& path, const std::stri
   }
 }
 
-SdtFile ProbeCache::get(const std::string& path, bool do_store) {
+SdtFile ProbeCache::get(const std::string& path, bool do_store, SdtArgs args) {
   auto rp = real_path(path);
   if (!rp) throw_usage("sdt: cannot open {}: {}", path, errno_text(errno));
   // Reading the notes again is faster than parsing our JSON (1000 sites:
   // ~1.5 vs ~4 ms; equal for a few sites), so the cache entry is not read
   // here; it is written when missing, for the index (names of binaries
   // the target does not map) and for perf.
-  SdtFile f = scan_sdt_file(*rp);
-  if (do_store && !f.sites.empty() && !f.build_id.empty()) {
+  SdtFile f = scan_sdt_file(*rp, args);
+  if (do_store && args == SdtArgs::Parse && !f.sites.empty() && !f.build_id.empty()) {
     auto dir = entry_dir(f.path, f.build_id.hex());
     if (dir && ::access((*dir + "/" + kSondeFile).c_str(), F_OK) != 0) store(f);
   }

@@ -36,8 +36,8 @@ class ProbeCache {
   // The probes of the file at `path` (symlinks resolved), scanned from the
   // file (faster than loading the cached JSON); if `store` and the build-id
   // is not cached yet, cached (files without probes or without a build-id
-  // are not stored).
-  SdtFile get(const std::string& path, bool store = true);
+  // are not stored). SdtArgs::Skip (listing only) implies no store.
+  SdtFile get(const std::string& path, bool store = true, SdtArgs args = SdtArgs::Parse);
   // Scans and caches unconditionally; returns what was stored.
   SdtFile add(const std::string& path);
   // Removes a cached binary by path or build-id (hex). Returns the number of

@@ -42,7 +42,11 @@ struct SdtFile {
 // Scans `path`. Throws sonde::Error: usage for a non-ELF or unreadable file
 // (the user named it), runtime for a corrupt note or address that maps to no
 // segment. A file without notes gives an empty `sites`.
-SdtFile scan_sdt_file(const std::string& path);
+// `args`: Skip leaves every site's `parsed` empty (for listing, which prints
+// the argument strings as they are); sites scanned that way must not be
+// attached.
+enum class SdtArgs { Parse, Skip };
+SdtFile scan_sdt_file(const std::string& path, SdtArgs args = SdtArgs::Parse);
 
 // Where the dynamic loader would find DT_NEEDED `soname` of `from` (enough
 // for probing: RUNPATH/RPATH with $ORIGIN, LD_LIBRARY_PATH, the usual

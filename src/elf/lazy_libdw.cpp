@@ -1,0 +1,52 @@
+// The libdw functions sonde calls, loaded on first use (util/lazy_library.h
+// says why). Only report, script and convert read DWARF; libdw also brings
+// liblzma and libbz2, so the other commands no longer load any of the three.
+#include <elfutils/libdw.h>
+
+#include "util/lazy_library.h"
+
+namespace {
+constinit sonde::LazyLibrary libdw("libdw.so.1");
+}  // namespace
+
+extern "C" {
+
+Dwarf* dwarf_begin_elf(Elf* elf, Dwarf_Cmd cmd, Elf_Scn* scngrp) {
+  return SONDE_LAZY_CALL(libdw, dwarf_begin_elf)(elf, cmd, scngrp);
+}
+int dwarf_end(Dwarf* dwarf) { return SONDE_LAZY_CALL(libdw, dwarf_end)(dwarf); }
+const char* dwarf_errmsg(int err) { return SONDE_LAZY_CALL(libdw, dwarf_errmsg)(err); }
+Dwarf_Die* dwarf_addrdie(Dwarf* dbg, Dwarf_Addr addr, Dwarf_Die* result) {
+  return SONDE_LAZY_CALL(libdw, dwarf_addrdie)(dbg, addr, result);
+}
+Dwarf_Attribute* dwarf_attr(Dwarf_Die* die, unsigned int search_name, Dwarf_Attribute* result) {
+  return SONDE_LAZY_CALL(libdw, dwarf_attr)(die, search_name, result);
+}
+Dwarf_Attribute* dwarf_attr_integrate(Dwarf_Die* die, unsigned int search_name, Dwarf_Attribute* result) {
+  return SONDE_LAZY_CALL(libdw, dwarf_attr_integrate)(die, search_name, result);
+}
+const char* dwarf_diename(Dwarf_Die* die) { return SONDE_LAZY_CALL(libdw, dwarf_diename)(die); }
+int dwarf_tag(Dwarf_Die* die) { return SONDE_LAZY_CALL(libdw, dwarf_tag)(die); }
+const char* dwarf_formstring(Dwarf_Attribute* attrp) { return SONDE_LAZY_CALL(libdw, dwarf_formstring)(attrp); }
+int dwarf_formudata(Dwarf_Attribute* attr, Dwarf_Word* return_uval) {
+  return SONDE_LAZY_CALL(libdw, dwarf_formudata)(attr, return_uval);
+}
+int dwarf_getscopes(Dwarf_Die* cudie, Dwarf_Addr pc, Dwarf_Die** scopes) {
+  return SONDE_LAZY_CALL(libdw, dwarf_getscopes)(cudie, pc, scopes);
+}
+Dwarf_Line* dwarf_getsrc_die(Dwarf_Die* cudie, Dwarf_Addr addr) {
+  return SONDE_LAZY_CALL(libdw, dwarf_getsrc_die)(cudie, addr);
+}
+int dwarf_getsrcfiles(Dwarf_Die* cudie, Dwarf_Files** files, size_t* nfiles) {
+  return SONDE_LAZY_CALL(libdw, dwarf_getsrcfiles)(cudie, files, nfiles);
+}
+const char* dwarf_filesrc(Dwarf_Files* file, size_t idx, Dwarf_Word* mtime, Dwarf_Word* length) {
+  return SONDE_LAZY_CALL(libdw, dwarf_filesrc)(file, idx, mtime, length);
+}
+int dwarf_lineno(Dwarf_Line* line, int* linep) { return SONDE_LAZY_CALL(libdw, dwarf_lineno)(line, linep); }
+int dwarf_linecol(Dwarf_Line* line, int* colp) { return SONDE_LAZY_CALL(libdw, dwarf_linecol)(line, colp); }
+const char* dwarf_linesrc(Dwarf_Line* line, Dwarf_Word* mtime, Dwarf_Word* length) {
+  return SONDE_LAZY_CALL(libdw, dwarf_linesrc)(line, mtime, length);
+}
+
+}  // extern "C"

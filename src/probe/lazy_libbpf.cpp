@@ -1,0 +1,66 @@
+// The libbpf functions sonde calls, loaded on first use (util/lazy_library.h
+// says why): only `sonde record -e %provider:event` loads BPF programs.
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "util/lazy_library.h"
+
+namespace {
+constinit sonde::LazyLibrary libbpf("libbpf.so.1");
+}  // namespace
+
+extern "C" {
+
+libbpf_print_fn_t libbpf_set_print(libbpf_print_fn_t fn) { return SONDE_LAZY_CALL(libbpf, libbpf_set_print)(fn); }
+
+// Objects and their programs and maps (libbpf.h).
+struct bpf_object* bpf_object__open_mem(const void* obj_buf, size_t obj_buf_sz,
+                                        const struct bpf_object_open_opts* opts) {
+  return SONDE_LAZY_CALL(libbpf, bpf_object__open_mem)(obj_buf, obj_buf_sz, opts);
+}
+int bpf_object__load(struct bpf_object* obj) { return SONDE_LAZY_CALL(libbpf, bpf_object__load)(obj); }
+void bpf_object__close(struct bpf_object* object) { SONDE_LAZY_CALL(libbpf, bpf_object__close)(object); }
+struct bpf_program* bpf_object__find_program_by_name(const struct bpf_object* obj, const char* name) {
+  return SONDE_LAZY_CALL(libbpf, bpf_object__find_program_by_name)(obj, name);
+}
+struct bpf_map* bpf_object__find_map_by_name(const struct bpf_object* obj, const char* name) {
+  return SONDE_LAZY_CALL(libbpf, bpf_object__find_map_by_name)(obj, name);
+}
+int bpf_program__fd(const struct bpf_program* prog) { return SONDE_LAZY_CALL(libbpf, bpf_program__fd)(prog); }
+int bpf_program__set_type(struct bpf_program* prog, enum bpf_prog_type type) {
+  return SONDE_LAZY_CALL(libbpf, bpf_program__set_type)(prog, type);
+}
+int bpf_program__set_expected_attach_type(struct bpf_program* prog, enum bpf_attach_type type) {
+  return SONDE_LAZY_CALL(libbpf, bpf_program__set_expected_attach_type)(prog, type);
+}
+int bpf_map__fd(const struct bpf_map* map) { return SONDE_LAZY_CALL(libbpf, bpf_map__fd)(map); }
+int bpf_map__set_max_entries(struct bpf_map* map, __u32 max_entries) {
+  return SONDE_LAZY_CALL(libbpf, bpf_map__set_max_entries)(map, max_entries);
+}
+
+// Thin bpf(2) wrappers (bpf.h).
+int bpf_prog_load(enum bpf_prog_type prog_type, const char* prog_name, const char* license,
+                  const struct bpf_insn* insns, size_t insn_cnt, const struct bpf_prog_load_opts* opts) {
+  return SONDE_LAZY_CALL(libbpf, bpf_prog_load)(prog_type, prog_name, license, insns, insn_cnt, opts);
+}
+int bpf_map_create(enum bpf_map_type map_type, const char* map_name, __u32 key_size, __u32 value_size,
+                   __u32 max_entries, const struct bpf_map_create_opts* opts) {
+  return SONDE_LAZY_CALL(libbpf, bpf_map_create)(map_type, map_name, key_size, value_size, max_entries, opts);
+}
+int bpf_map_update_elem(int fd, const void* key, const void* value, __u64 flags) {
+  return SONDE_LAZY_CALL(libbpf, bpf_map_update_elem)(fd, key, value, flags);
+}
+int bpf_map_update_batch(int fd, const void* keys, const void* values, __u32* count,
+                         const struct bpf_map_batch_opts* opts) {
+  return SONDE_LAZY_CALL(libbpf, bpf_map_update_batch)(fd, keys, values, count, opts);
+}
+int bpf_map_delete_elem(int fd, const void* key) { return SONDE_LAZY_CALL(libbpf, bpf_map_delete_elem)(fd, key); }
+int bpf_link_create(int prog_fd, int target_fd, enum bpf_attach_type attach_type,
+                    const struct bpf_link_create_opts* opts) {
+  return SONDE_LAZY_CALL(libbpf, bpf_link_create)(prog_fd, target_fd, attach_type, opts);
+}
+int bpf_raw_tracepoint_open(const char* name, int prog_fd) {
+  return SONDE_LAZY_CALL(libbpf, bpf_raw_tracepoint_open)(name, prog_fd);
+}
+
+}  // extern "C"
