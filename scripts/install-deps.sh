@@ -6,7 +6,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libelf-dev libdw-dev libdebuginfod-dev elfutils debuginfod
   libzstd-dev zlib1g-dev libfmt-dev libcli11-dev nlohmann-json3-dev
-  libprotobuf-dev protobuf-compiler libbpf-dev clang llvm
+  libprotozero-dev libbpf-dev clang llvm
   libgtest-dev libgmock-dev libbenchmark-dev
   systemtap-sdt-dev linux-perf binutils liblzma-dev
   golang-go chromium chromium-driver nodejs

@@ -1,46 +1,157 @@
 // pprof export: the Profile's tables map one to one onto profile.proto
 // (mappings, functions, locations with inline lines), and each aggregated
 // ProfileSample becomes one pprof Sample with pid/tid/comm/cpu labels.
-#include <google/protobuf/arena.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+//
+// The message is encoded directly with protozero (header-only), so the sonde
+// binary loads no protobuf library at start-up. The bytes are those
+// libprotobuf writes for the same message: fields in field-number order,
+// proto3 scalars equal to 0 / false omitted, repeated scalars packed, and
+// every element of a repeated message or string written (even empty ones).
+#include <protozero/basic_pbf_builder.hpp>
+#include <protozero/pbf_writer.hpp>
 #include <zlib.h>
 
+#include <algorithm>
+#include <climits>
+#include <deque>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "export/export.h"
-#include "profile.pb.h"  // generated from profile.proto
 #include "util/error.h"
 
 namespace sonde::exporter {
 
-namespace pb = perftools::profiles;
-
 namespace {
 
-// The pprof string table starts as a copy of the Profile's (both have ""
-// at 0, so Profile StringIds are valid pprof indices) and grows with the
-// few strings only pprof needs (value types, label keys).
+// Field numbers of pprof's profile.proto (src/export/profile.proto, the
+// schema reference), one enum per message, named as the fields there.
+namespace pb {
+using Tag = protozero::pbf_tag_type;
+enum class Profile : Tag {
+  sample_type = 1,
+  sample = 2,
+  mapping = 3,
+  location = 4,
+  function = 5,
+  string_table = 6,
+  drop_frames = 7,
+  keep_frames = 8,
+  time_nanos = 9,
+  duration_nanos = 10,
+  period_type = 11,
+  period = 12,
+  comment = 13,
+  default_sample_type = 14,
+};
+enum class ValueType : Tag { type = 1, unit = 2 };
+enum class Sample : Tag { location_id = 1, value = 2, label = 3 };
+enum class Label : Tag { key = 1, str = 2, num = 3, num_unit = 4 };
+enum class Mapping : Tag {
+  id = 1,
+  memory_start = 2,
+  memory_limit = 3,
+  file_offset = 4,
+  filename = 5,
+  build_id = 6,
+  has_functions = 7,
+  has_filenames = 8,
+  has_line_numbers = 9,
+  has_inline_frames = 10,
+};
+enum class Location : Tag { id = 1, mapping_id = 2, address = 3, line = 4, is_folded = 5 };
+enum class Line : Tag { function_id = 1, line = 2, column = 3 };
+enum class Function : Tag { id = 1, name = 2, system_name = 3, filename = 4, start_line = 5 };
+
+// A message under construction; nested ones are opened on their parent's
+// buffer, so no message needs a buffer of its own.
+template <typename Fields>
+using Builder = protozero::basic_pbf_builder<std::string, Fields>;
+
+// proto3 scalars: a field equal to 0 (or false) is not written.
+template <typename Fields>
+void put_uint64(Builder<Fields>& m, Fields f, uint64_t v) {
+  if (v != 0) m.add_uint64(f, v);
+}
+template <typename Fields>
+void put_int64(Builder<Fields>& m, Fields f, int64_t v) {
+  if (v != 0) m.add_int64(f, v);
+}
+template <typename Fields>
+void put_bool(Builder<Fields>& m, Fields f, bool v) {
+  if (v) m.add_bool(f, true);
+}
+}  // namespace pb
+
+// The pprof string table: the Profile's strings (both have "" at 0, so
+// Profile StringIds are valid pprof indices), then the few strings only
+// pprof needs (value types, label keys, comments) that the Profile does not
+// hold, in the order they were first asked for. A Profile can hold 100K+
+// strings: rather than index them all to look up a dozen, the wanted strings
+// are collected first (want) and found in one pass (resolve).
 class StringTable {
  public:
-  StringTable(const report::Profile& p, pb::Profile& out) : out_(out) {
-    const auto& all = p.all_strings();
-    out_.mutable_string_table()->Reserve(static_cast<int>(all.size() + 32));
-    for (size_t i = 0; i < all.size(); ++i) {
-      out_.add_string_table(all[i]);
-      index_.emplace(all[i], static_cast<int64_t>(i));
+  using Ref = uint32_t;  // a wanted string, by the order it was first asked for
+
+  explicit StringTable(const report::Profile& p) : base_(p.all_strings()) {}
+
+  Ref want(std::string_view s) {
+    auto it = slot_.find(s);
+    if (it != slot_.end()) return it->second;
+    const std::string& kept = wanted_.emplace_back(s);  // deque: references stay valid
+    const auto ref = static_cast<Ref>(wanted_.size() - 1);
+    slot_.emplace(kept, ref);
+    return ref;
+  }
+
+  // After the last want(): each wanted string's index.
+  void resolve() {
+    id_.assign(wanted_.size(), -1);
+    size_t longest = 0;
+    for (const auto& w : wanted_) longest = std::max(longest, w.size());
+    std::vector<uint8_t> length_wanted(longest + 1, 0);  // only these lengths need a lookup
+    for (const auto& w : wanted_) length_wanted[w.size()] = 1;
+    for (size_t i = 0; i < base_.size(); ++i) {
+      const std::string& s = base_[i];
+      if (s.size() > longest || !length_wanted[s.size()]) continue;
+      auto it = slot_.find(s);
+      if (it != slot_.end() && id_[it->second] < 0) id_[it->second] = static_cast<int64_t>(i);
+    }
+    for (Ref r = 0; r < wanted_.size(); ++r) {
+      if (id_[r] >= 0) continue;
+      id_[r] = static_cast<int64_t>(base_.size() + appended_.size());
+      appended_.push_back(r);
     }
   }
-  int64_t id(const std::string& s) {
-    auto [it, fresh] = index_.try_emplace(s, static_cast<int64_t>(out_.string_table_size()));
-    if (fresh) out_.add_string_table(s);
-    return it->second;
+  int64_t operator[](Ref r) const { return id_[r]; }
+
+  void write(pb::Builder<pb::Profile>& out) const {
+    for (const std::string& s : base_) out.add_string(pb::Profile::string_table, s);
+    for (Ref r : appended_) out.add_string(pb::Profile::string_table, wanted_[r]);
   }
 
  private:
-  pb::Profile& out_;
-  std::unordered_map<std::string, int64_t> index_;
+  const std::vector<std::string>& base_;
+  std::deque<std::string> wanted_;
+  std::unordered_map<std::string_view, Ref> slot_;
+  std::vector<int64_t> id_;    // by Ref, after resolve()
+  std::vector<Ref> appended_;  // the wanted strings the Profile lacks, in order
 };
+
+// A ValueType message. protozero drops a nested message left empty, but
+// protobuf writes every set message, so an all-zero one is written as such.
+void write_value_type(pb::Builder<pb::Profile>& out, pb::Profile field, int64_t type, int64_t unit) {
+  if (type == 0 && unit == 0) {
+    out.add_message(field, "", 0);
+    return;
+  }
+  pb::Builder<pb::ValueType> vt{out, field};
+  pb::put_int64(vt, pb::ValueType::type, type);
+  pb::put_int64(vt, pb::ValueType::unit, unit);
+}
 
 // cpu-clock/task-clock are time: the pprof convention for CPU profiles is
 // "cpu"/"nanoseconds" (what Pyroscope and Parca look for). Other events are
@@ -82,38 +193,51 @@ void gzip_to(const std::string& data, std::ostream& out) {
 }  // namespace
 
 void write_pprof(const report::Profile& p, std::ostream& out) {
-  // One arena for the whole message tree: a million samples would otherwise
-  // be millions of small heap allocations.
-  google::protobuf::Arena arena;
-  auto* prof = google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
-  StringTable strings(p, *prof);
+  StringTable strings(p);
 
+  // Every extra string is asked for before anything is written (the string
+  // table, field 6, follows the samples), in the order they were always
+  // appended: sample types, period type, comments, label keys.
+  //
   // Value layout: for event k, [2k] = samples/count, [2k+1] = its period.
   // The first event's names are the conventional ones; later events are
   // prefixed with their name so every sample type has a distinct name
   // (go tool pprof -sample_index=NAME).
+  using Ref = StringTable::Ref;
   const size_t nev = p.events.size();
+  struct ValueTypeRefs {
+    Ref type, unit;
+  };
+  std::vector<ValueTypeRefs> sample_types;
+  sample_types.reserve(2 * nev);
   for (size_t k = 0; k < nev; ++k) {
     auto [ptype, punit] = period_type(p.events[k]);
-    auto* count = prof->add_sample_type();
-    count->set_type(strings.id(k == 0 ? "samples" : p.events[k].name + "_samples"));
-    count->set_unit(strings.id("count"));
-    auto* period = prof->add_sample_type();
-    period->set_type(strings.id(k == 0 || ptype != "cpu" ? ptype : p.events[k].name));
-    period->set_unit(strings.id(punit));
+    const Ref count_type = strings.want(k == 0 ? "samples" : p.events[k].name + "_samples");
+    sample_types.push_back({count_type, strings.want("count")});
+    const Ref period_type_ref = strings.want(k == 0 || ptype != "cpu" ? ptype : p.events[k].name);
+    sample_types.push_back({period_type_ref, strings.want(punit)});
   }
+  ValueTypeRefs period_type_refs{0, 0};
+  int64_t period = 0;
   if (nev > 0) {
     const auto& e0 = p.events[0];
     auto [ptype, punit] = period_type(e0);
-    prof->mutable_period_type()->set_type(strings.id(ptype));
-    prof->mutable_period_type()->set_unit(strings.id(punit));
-    prof->set_period(e0.samples ? static_cast<int64_t>(e0.period / e0.samples) : 0);
-    // Default view: the first event's period, which is what perf report
-    // and sonde report show percentages of.
-    prof->set_default_sample_type(prof->sample_type(1).type());
+    period_type_refs = {strings.want(ptype), strings.want(punit)};
+    period = e0.samples ? static_cast<int64_t>(e0.period / e0.samples) : 0;
   }
+  std::vector<Ref> comment_refs;
   for (const std::string* c : {&p.hostname, &p.os_release, &p.cmdline})
-    if (!c->empty()) prof->add_comment(strings.id(*c));
+    if (!c->empty()) comment_refs.push_back(strings.want(*c));
+  const Ref r_pid = strings.want("pid"), r_tid = strings.want("tid"), r_comm = strings.want("comm"),
+            r_cpu = strings.want("cpu");
+  strings.resolve();
+  const int64_t k_pid = strings[r_pid], k_tid = strings[r_tid], k_comm = strings[r_comm],
+                k_cpu = strings[r_cpu];
+  std::vector<int64_t> comments;
+  for (Ref r : comment_refs) comments.push_back(strings[r]);
+  // Default view: the first event's period, which is what perf report and
+  // sonde report show percentages of.
+  const int64_t default_sample_type = nev > 0 ? strings[sample_types[1].type] : 0;
 
   // Which mappings have every location symbolized: pprof tools symbolize
   // the other mappings themselves (by build-id in Parca), so their
@@ -151,82 +275,112 @@ void write_pprof(const report::Profile& p, std::ostream& out) {
   std::vector<size_t> by_id(p.mappings.size());
   for (size_t i = 0; i < p.mappings.size(); ++i) by_id[map_id[i] - 1] = i;
 
-  prof->mutable_mapping()->Reserve(static_cast<int>(p.mappings.size()));
+  // The encoded Profile, fields in field-number order as protobuf writes
+  // them. Nested messages are written in place (protozero reserves their
+  // length and closes the gap when they end).
+  std::string raw;
+  raw.reserve(p.samples.size() * 48 + p.locations.size() * 24 + p.all_strings().size() * 32 + 4096);
+  pb::Builder<pb::Profile> prof{raw};
+
+  for (const auto& vt : sample_types)
+    write_value_type(prof, pb::Profile::sample_type, strings[vt.type], strings[vt.unit]);
+
+  // Samples: nothing is allocated per sample (the location buffer is
+  // reused, the values are written as they are produced). A sample is never
+  // empty (its labels have keys), nor are the messages after it (their ids
+  // start at 1), so protozero dropping empty nested messages never applies.
+  std::vector<uint32_t> locs;
+  for (const auto& s : p.samples) {
+    pb::Builder<pb::Sample> ps{prof, pb::Profile::sample};
+    p.stack_locations(s.stack, locs);  // leaf first, as pprof wants
+    {
+      protozero::packed_field_uint64 ids{ps, pb::Sample::location_id};
+      for (uint32_t l : locs) ids.add_element(uint64_t{l} + 1);
+    }  // an empty stack leaves no field, as in protobuf
+    {
+      protozero::packed_field_int64 values{ps, pb::Sample::value};
+      for (size_t v = 0; v < 2 * nev; ++v)
+        values.add_element(v == 2 * s.event       ? static_cast<int64_t>(s.count)
+                           : v == 2 * s.event + 1 ? static_cast<int64_t>(s.period)
+                                                  : 0);
+    }
+    const std::pair<int64_t, int64_t> nums[] = {{k_pid, s.pid}, {k_tid, s.tid}};
+    for (auto [key, num] : nums) {
+      pb::Builder<pb::Label> l{ps, pb::Sample::label};
+      pb::put_int64(l, pb::Label::key, key);
+      pb::put_int64(l, pb::Label::num, num);
+    }
+    {
+      pb::Builder<pb::Label> l{ps, pb::Sample::label};
+      pb::put_int64(l, pb::Label::key, k_comm);
+      pb::put_int64(l, pb::Label::str, s.comm);
+    }
+    {
+      pb::Builder<pb::Label> l{ps, pb::Sample::label};
+      pb::put_int64(l, pb::Label::key, k_cpu);
+      pb::put_int64(l, pb::Label::num, s.cpu);
+    }
+  }
+
   for (size_t i : by_id) {
     const auto& m = p.mappings[i];
-    auto* pm = prof->add_mapping();
-    pm->set_id(map_id[i]);
-    pm->set_memory_start(m.start);
-    pm->set_memory_limit(m.end);
-    pm->set_file_offset(m.pgoff);
-    pm->set_filename(m.path);
-    pm->set_build_id(m.build_id);
-    pm->set_has_functions(!map_unresolved[i]);
-    pm->set_has_filenames(map_lines[i] != 0);
-    pm->set_has_line_numbers(map_lines[i] != 0);
-    pm->set_has_inline_frames(map_inline[i] != 0);
+    pb::Builder<pb::Mapping> pm{prof, pb::Profile::mapping};
+    pb::put_uint64(pm, pb::Mapping::id, map_id[i]);
+    pb::put_uint64(pm, pb::Mapping::memory_start, m.start);
+    pb::put_uint64(pm, pb::Mapping::memory_limit, m.end);
+    pb::put_uint64(pm, pb::Mapping::file_offset, m.pgoff);
+    pb::put_int64(pm, pb::Mapping::filename, m.path);
+    pb::put_int64(pm, pb::Mapping::build_id, m.build_id);
+    pb::put_bool(pm, pb::Mapping::has_functions, !map_unresolved[i]);
+    pb::put_bool(pm, pb::Mapping::has_filenames, map_lines[i] != 0);
+    pb::put_bool(pm, pb::Mapping::has_line_numbers, map_lines[i] != 0);
+    pb::put_bool(pm, pb::Mapping::has_inline_frames, map_inline[i] != 0);
   }
 
-  prof->mutable_function()->Reserve(static_cast<int>(p.functions.size()));
-  for (size_t i = 0; i < p.functions.size(); ++i) {
-    const auto& f = p.functions[i];
-    auto* pf = prof->add_function();
-    pf->set_id(i + 1);
-    pf->set_name(f.name);
-    pf->set_system_name(f.raw_name);
-    pf->set_filename(f.file);
-  }
-
-  prof->mutable_location()->Reserve(static_cast<int>(p.locations.size()));
   for (size_t i = 0; i < p.locations.size(); ++i) {
     const auto& loc = p.locations[i];
-    auto* pl = prof->add_location();
-    pl->set_id(i + 1);
-    pl->set_mapping_id(loc.mapping < p.mappings.size() ? map_id[loc.mapping] : 0);
-    pl->set_address(loc.address);
+    pb::Builder<pb::Location> pl{prof, pb::Profile::location};
+    pb::put_uint64(pl, pb::Location::id, i + 1);
+    pb::put_uint64(pl, pb::Location::mapping_id, loc.mapping < p.mappings.size() ? map_id[loc.mapping] : 0);
+    pb::put_uint64(pl, pb::Location::address, loc.address);
     const bool resolved = p.functions[loc.function].resolved;
     // Unresolved addresses inside a known mapping stay bare (see above);
     // without a mapping nothing could symbolize them later, so they keep
     // their placeholder function name.
     if (!resolved && loc.mapping < p.mappings.size()) continue;
     if (loc.lines.empty()) {
-      auto* line = pl->add_line();
-      line->set_function_id(loc.function + 1);
+      pb::Builder<pb::Line> line{pl, pb::Location::line};
+      pb::put_uint64(line, pb::Line::function_id, uint64_t{loc.function} + 1);
     } else {
       for (const auto& l : loc.lines) {
-        auto* line = pl->add_line();
-        line->set_function_id(l.function + 1);
-        line->set_line(l.line);
+        pb::Builder<pb::Line> line{pl, pb::Location::line};
+        pb::put_uint64(line, pb::Line::function_id, uint64_t{l.function} + 1);
+        pb::put_int64(line, pb::Line::line, l.line);
       }
     }
   }
 
-  const int64_t k_pid = strings.id("pid"), k_tid = strings.id("tid"), k_comm = strings.id("comm"),
-                k_cpu = strings.id("cpu");
-  prof->mutable_sample()->Reserve(static_cast<int>(p.samples.size()));
-  std::vector<uint32_t> locs;
-  for (const auto& s : p.samples) {
-    auto* ps = prof->add_sample();
-    p.stack_locations(s.stack, locs);  // leaf first, as pprof wants
-    auto* ids = ps->mutable_location_id();
-    ids->Reserve(static_cast<int>(locs.size()));
-    for (uint32_t l : locs) ids->AddAlreadyReserved(l + 1);
-    auto* values = ps->mutable_value();
-    values->Resize(static_cast<int>(2 * nev), 0);
-    values->Set(static_cast<int>(2 * s.event), static_cast<int64_t>(s.count));
-    values->Set(static_cast<int>(2 * s.event + 1), static_cast<int64_t>(s.period));
-    auto* l = ps->add_label();
-    l->set_key(k_pid), l->set_num(s.pid);
-    l = ps->add_label();
-    l->set_key(k_tid), l->set_num(s.tid);
-    l = ps->add_label();
-    l->set_key(k_comm), l->set_str(s.comm);
-    l = ps->add_label();
-    l->set_key(k_cpu), l->set_num(s.cpu);
+  for (size_t i = 0; i < p.functions.size(); ++i) {
+    const auto& f = p.functions[i];
+    pb::Builder<pb::Function> pf{prof, pb::Profile::function};
+    pb::put_uint64(pf, pb::Function::id, i + 1);
+    pb::put_int64(pf, pb::Function::name, f.name);
+    pb::put_int64(pf, pb::Function::system_name, f.raw_name);
+    pb::put_int64(pf, pb::Function::filename, f.file);
   }
 
-  std::string raw;
-  if (!prof->SerializeToString(&raw)) throw_runtime("pprof: cannot serialize the profile (over 2 GiB?)");
+  strings.write(prof);
+
+  // drop_frames, keep_frames, time_nanos, duration_nanos: not set.
+  if (nev > 0)
+    write_value_type(prof, pb::Profile::period_type, strings[period_type_refs.type], strings[period_type_refs.unit]);
+  pb::put_int64(prof, pb::Profile::period, period);
+  prof.add_packed_int64(pb::Profile::comment, comments.begin(), comments.end());  // nothing when empty
+  pb::put_int64(prof, pb::Profile::default_sample_type, default_sample_type);
+
+  // protobuf refuses to serialize (and its readers to parse) a message of
+  // 2 GiB or more.
+  if (raw.size() > INT_MAX) throw_runtime("pprof: cannot serialize the profile (over 2 GiB?)");
   gzip_to(raw, out);
 }
 
