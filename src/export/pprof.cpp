@@ -164,7 +164,9 @@ std::pair<std::string, std::string> period_type(const report::ProfileEvent& e) {
 void gzip_to(const std::string& data, std::ostream& out) {
   z_stream z{};
   // 15 window bits + 16: a gzip header and trailer, which pprof expects.
-  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+  // Z_BEST_SPEED, as Go's runtime/pprof writes its profiles: the default
+  // level took ~490 ms of a 1.2 s export of 199K samples.
+  if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     throw_runtime("pprof: cannot initialize zlib");
   std::string buf(1 << 18, '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
