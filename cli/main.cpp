@@ -1,6 +1,7 @@
 // The sonde CLI: option parsing and dispatch only; all logic is in libsonde.
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "commands.h"
 #include "util/error.h"
@@ -24,12 +25,14 @@ constexpr Subcommand kSubcommands[] = {
 
 // Builds only the subcommand being run when argv[1] names one: building all
 // seven with their options costs ~0.2 ms, a tenth of `sonde sdt list`.
-// `sonde --help`, a misspelt subcommand and the like see them all.
-void add_subcommands(CLI::App& app, int argc, char** argv, int& exit_code) {
+// `sonde --help` and the like see them all. Returns false when argv[1] is
+// a word that names no subcommand (CLI11 would only say one is required).
+bool add_subcommands(CLI::App& app, int argc, char** argv, int& exit_code) {
   if (argc > 1)
     for (const auto& s : kSubcommands)
-      if (std::strcmp(argv[1], s.name) == 0) return s.add(app, exit_code);
+      if (std::strcmp(argv[1], s.name) == 0) return s.add(app, exit_code), true;
   for (const auto& s : kSubcommands) s.add(app, exit_code);
+  return argc < 2 || argv[1][0] == '-';
 }
 
 }  // namespace
@@ -40,7 +43,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
   int exit_code = 0;
-  add_subcommands(app, argc, argv, exit_code);
+  if (!add_subcommands(app, argc, argv, exit_code)) {
+    std::string names;
+    for (const auto& s : kSubcommands) names += names.empty() ? s.name : std::string(", ") + s.name;
+    std::fprintf(stderr, "sonde: unknown command '%s' (commands: %s; see sonde --help)\n", argv[1], names.c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
