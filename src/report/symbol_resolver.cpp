@@ -3,7 +3,17 @@
 namespace sonde::report {
 
 namespace {
+
 bool is_kernel_path(std::string_view p) { return p.starts_with("[kernel.kallsyms]") || p.starts_with("[guest.kernel"); }
+
+// A frame with no object to look in (no mapping, or one sonde cannot open).
+ResolvedSymbol unknown_object(const Frame& f) {
+  ResolvedSymbol r;
+  r.reason = Reason::kUnknown;
+  r.dso = f.map ? f.map->path : std::string_view("[unknown]");
+  return r;
+}
+
 }  // namespace
 
 ObjectHandle SymbolResolver::handle(const Frame& f, uint32_t pid) {
@@ -41,7 +51,7 @@ uint64_t SymbolResolver::lookup_key(const Frame& f, ObjectHandle h) const {
 const ResolvedSymbol& SymbolResolver::resolve(const Frame& f, uint32_t pid) {
   ObjectHandle h = handle(f, pid);
   if (!h.valid()) {
-    unresolved_ = resolve_once(f, pid);
+    unresolved_ = unknown_object(f);
     return unresolved_;
   }
   uint64_t key = lookup_key(f, h);
@@ -53,12 +63,7 @@ const ResolvedSymbol& SymbolResolver::resolve(const Frame& f, uint32_t pid) {
 
 ResolvedSymbol SymbolResolver::resolve_once(const Frame& f, uint32_t pid) {
   ObjectHandle h = handle(f, pid);
-  if (!h.valid()) {
-    ResolvedSymbol r;
-    r.reason = Reason::kUnknown;
-    r.dso = f.map ? f.map->path : std::string_view("[unknown]");
-    return r;
-  }
+  if (!h.valid()) return unknown_object(f);
   return sym_.lookup(h, lookup_key(f, h));
 }
 

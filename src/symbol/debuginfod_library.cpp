@@ -1,31 +1,23 @@
 #include "symbol/debuginfod_library.h"
 
-#include <dlfcn.h>
+#include "util/lazy_library.h"
 
 namespace sonde {
 
 const DebuginfodLibrary* debuginfod_library(const char** why) {
-  static DebuginfodLibrary lib{};
-  static const char* error = nullptr;
-  static bool tried = false;
-  if (!tried) {
-    tried = true;
-    void* h = ::dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      error = "libdebuginfod.so.1 is not installed";
-    } else {
-      lib.begin = reinterpret_cast<decltype(lib.begin)>(::dlsym(h, "debuginfod_begin"));
-      lib.end = reinterpret_cast<decltype(lib.end)>(::dlsym(h, "debuginfod_end"));
-      lib.find_debuginfo = reinterpret_cast<decltype(lib.find_debuginfo)>(::dlsym(h, "debuginfod_find_debuginfo"));
-      lib.find_executable = reinterpret_cast<decltype(lib.find_executable)>(::dlsym(h, "debuginfod_find_executable"));
-      if (!lib.begin || !lib.end || !lib.find_debuginfo || !lib.find_executable) error = "libdebuginfod.so.1 lacks its API";
-    }
-  }
-  if (error) {
-    if (why) *why = error;
-    return nullptr;
-  }
-  return &lib;
+  // Optional: without it, debuginfod lookups are skipped with this reason.
+  static constinit LazyLibrary so("libdebuginfod.so.1");
+  static const DebuginfodLibrary* lib = []() -> const DebuginfodLibrary* {
+    static DebuginfodLibrary l{};
+    l.begin = reinterpret_cast<decltype(l.begin)>(so.find("debuginfod_begin"));
+    l.end = reinterpret_cast<decltype(l.end)>(so.find("debuginfod_end"));
+    l.find_debuginfo = reinterpret_cast<decltype(l.find_debuginfo)>(so.find("debuginfod_find_debuginfo"));
+    l.find_executable = reinterpret_cast<decltype(l.find_executable)>(so.find("debuginfod_find_executable"));
+    return l.begin && l.end && l.find_debuginfo && l.find_executable ? &l : nullptr;
+  }();
+  if (!lib && why)
+    *why = so.find("debuginfod_begin") ? "libdebuginfod.so.1 lacks its API" : "libdebuginfod.so.1 is not installed";
+  return lib;
 }
 
 }  // namespace sonde

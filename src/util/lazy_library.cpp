@@ -7,35 +7,33 @@
 
 namespace sonde {
 
-namespace {
-
-[[noreturn]] void give_up(const char* message) {
-  std::fprintf(stderr, "sonde: %s\n", message);
-  // _Exit, not exit: other threads may be running, and static destructors
-  // must not race with them.
-  std::_Exit(1);
-}
-
-}  // namespace
-
-void* LazyLibrary::symbol(const char* name) noexcept {
+void* LazyLibrary::find(const char* name, std::string* why) noexcept {
   std::call_once(once_, [this] {
     // RTLD_LOCAL: only sonde's forwarding functions see its symbols.
     handle_ = ::dlopen(soname_, RTLD_NOW | RTLD_LOCAL);
     if (!handle_) {
-      char message[512];
-      const char* why = ::dlerror();
-      std::snprintf(message, sizeof message, "cannot load %s: %s (is its package installed?)", soname_,
-                    why ? why : "unknown error");
-      give_up(message);
+      const char* e = ::dlerror();
+      load_error_ = std::string("cannot load ") + soname_ + ": " + (e ? e : "unknown error");
     }
   });
+  if (!handle_) {
+    if (why) *why = load_error_;
+    return nullptr;
+  }
   void* fn = ::dlsym(handle_, name);
+  if (!fn && why) *why = std::string(soname_) + " has no function " + name;
+  return fn;
+}
+
+void* LazyLibrary::symbol(const char* name) noexcept {
+  std::string why;
+  void* fn = find(name, &why);
   if (!fn) {
-    char message[512];
-    std::snprintf(message, sizeof message, "%s has no function %s (not the version sonde was built with?)",
-                  soname_, name);
-    give_up(message);
+    std::fprintf(stderr, "sonde: %s (%s)\n", why.c_str(),
+                 handle_ ? "not the version sonde was built with?" : "is its package installed?");
+    // _Exit, not exit: other threads may be running, and static destructors
+    // must not race with them.
+    std::_Exit(1);
   }
   return fn;
 }

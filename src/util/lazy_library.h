@@ -8,13 +8,15 @@
 // libraries' own headers, so a mismatch does not compile; each forwards to
 // the library's function, which is looked up the first time it is called.
 //
-// A library that cannot be loaded is a broken installation (sonde's
-// package depends on it), not something a caller can handle: the process
-// ends with one line on stderr and exit code 1. Throwing is not an option,
-// since some headers declare their functions noexcept.
+// For those, a library that cannot be loaded is a broken installation
+// (sonde's package depends on it), not something a caller can handle:
+// symbol() ends the process with one line on stderr and exit code 1.
+// Throwing is not an option, since some headers declare their functions
+// noexcept. Optional libraries (libdebuginfod) use find() instead.
 #pragma once
 
 #include <mutex>
+#include <string>
 
 namespace sonde {
 
@@ -27,11 +29,15 @@ class LazyLibrary {
   // The address of `name` in the library, loading it on the first call.
   // Thread-safe. Does not return when the library or symbol is missing.
   void* symbol(const char* name) noexcept;
+  // The same for an optional library: nullptr, with *why set to one line,
+  // when the library or the symbol is missing.
+  void* find(const char* name, std::string* why = nullptr) noexcept;
 
  private:
   const char* soname_;
   std::once_flag once_;
   void* handle_ = nullptr;
+  std::string load_error_;  // why dlopen failed; set once, with handle_
 };
 
 }  // namespace sonde
