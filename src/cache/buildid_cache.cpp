@@ -187,24 +187,43 @@ BuildIdCache::PendingFile::~PendingFile() {
 
 BuildIdCache::PendingFile BuildIdCache::begin_kallsyms(const BuildId& kernel_id) {
   if (kernel_id.empty()) throw_runtime("cannot cache kallsyms: no kernel build-id");
+  return begin_pseudo("[kernel.kallsyms]", "kallsyms", kernel_id);
+}
+
+BuildIdCache::Entry BuildIdCache::commit_kallsyms(PendingFile& f) {
+  if (f.tmp.empty()) throw_runtime("cannot cache kallsyms: nothing pending");
+  return commit_pseudo(f);
+}
+
+BuildIdCache::Entry BuildIdCache::add_vdso(const BuildId& id, std::span<const uint8_t> image) {
+  auto got = read_build_id(image);
+  if (id.empty() || !got || !(*got == id))
+    throw_runtime("cannot cache the vdso: its image does not have build-id {}", id.empty() ? "(none)" : id.hex());
+  PendingFile f = begin_pseudo("[vdso]", "vdso", id);
+  if (!write_all(f.fd.get(), image.data(), image.size())) throw_runtime("cannot write {}: {}", f.tmp, errno_text(errno));
+  return commit_pseudo(f);
+}
+
+BuildIdCache::PendingFile BuildIdCache::begin_pseudo(const std::string& name, const std::string& file,
+                                                     const BuildId& id) {
   PendingFile f;
-  f.entry = Entry{kernel_id, "[kernel.kallsyms]", root_ + "/[kernel.kallsyms]/" + kernel_id.hex()};
+  f.entry = Entry{id, name, root_ + "/" + name + "/" + id.hex()};
+  f.file = file;
   make_dirs_inside(root_, f.entry.dir);
-  std::string tmp = f.entry.dir + "/kallsyms" + unique_suffix();
+  std::string tmp = f.entry.dir + "/" + file + unique_suffix();
   f.fd.reset(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (!f.fd) throw_runtime("cannot create {}: {}", tmp, errno_text(errno));
   f.tmp = std::move(tmp);
   return f;
 }
 
-BuildIdCache::Entry BuildIdCache::commit_kallsyms(PendingFile& f) {
-  if (f.tmp.empty()) throw_runtime("cannot cache kallsyms: nothing pending");
-  if (::rename(f.tmp.c_str(), (f.entry.dir + "/kallsyms").c_str()) != 0)
+BuildIdCache::Entry BuildIdCache::commit_pseudo(PendingFile& f) {
+  if (::rename(f.tmp.c_str(), (f.entry.dir + "/" + f.file).c_str()) != 0)
     throw_runtime("cannot rename {} into the cache: {}", f.tmp, errno_text(errno));
   f.tmp.clear();
   std::string hex = f.entry.build_id.hex();
   make_dirs_inside(root_, root_ + "/.build-id/" + hex.substr(0, 2));
-  symlink_atomic("../../[kernel.kallsyms]/" + hex, root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
+  symlink_atomic("../../" + f.entry.path + "/" + hex, root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
   return f.entry;
 }
 

@@ -4,6 +4,7 @@
 //   ROOT/ABS/PATH/BUILDID/elf                               (hard link, reflink or copy)
 //   ROOT/ABS/PATH/BUILDID/probes                            (SDT engineer's file)
 //   ROOT/[kernel.kallsyms]/BUILDID/kallsyms                 (kernel symbols)
+//   ROOT/[vdso]/BUILDID/vdso                                (the vdso image)
 //
 // Every write goes to a unique temporary name in the target folder and is
 // renamed into place, so concurrent writers leave a valid cache. Nothing is
@@ -13,6 +14,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +57,10 @@ class BuildIdCache {
                                     const std::function<bool()>& cancelled = {});
   // The same from text already read.
   Entry add_kallsyms_text(const BuildId& kernel_id, const std::string& text);
+  // Stores a vdso image (copied out of a process's memory) under
+  // [vdso]/BUILDID/vdso, as perf record does. Throws when the image's
+  // build-id is not `id` or the cache cannot be written.
+  Entry add_vdso(const BuildId& id, std::span<const uint8_t> image);
 
   // A kallsyms copy written while it is read (the text is 5+ MB: holding it
   // whole would be most of a report's memory): begin_kallsyms opens a
@@ -64,6 +70,7 @@ class BuildIdCache {
   struct PendingFile {
     UniqueFd fd;       // opened read-write: the caller may read it back
     std::string tmp;   // "" once committed
+    std::string file;  // its name once in place ("kallsyms", "vdso")
     Entry entry;
     PendingFile() = default;
     PendingFile(PendingFile&&) = default;
@@ -96,6 +103,9 @@ class BuildIdCache {
  private:
   Entry link_in(const std::string& real_path, const BuildId& id, const std::string& file_name,
                 bool is_elf);
+  // A file of a pseudo object ("[kernel.kallsyms]", "[vdso]"): ROOT/NAME/BUILDID/FILE.
+  PendingFile begin_pseudo(const std::string& name, const std::string& file, const BuildId& id);
+  Entry commit_pseudo(PendingFile& f);
   std::string root_;
 };
 

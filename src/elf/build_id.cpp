@@ -96,17 +96,19 @@ bool pread_exact(int fd, void* buf, size_t n, uint64_t off) {
   return true;
 }
 
-template <typename Ehdr, typename Phdr, typename Shdr>
-std::optional<BuildId> read_notes(int fd, const unsigned char* ident) {
+// `read(buf, n, off)` fills buf with n bytes at offset off of the object, or
+// returns false: a file read with pread, or an image already in memory.
+template <typename Ehdr, typename Phdr, typename Shdr, typename Read>
+std::optional<BuildId> read_notes(const Read& read, const unsigned char* ident) {
   const bool swap = swap_needed(ident);
   Ehdr eh;
-  if (!pread_exact(fd, &eh, sizeof eh, 0)) return std::nullopt;
+  if (!read(&eh, sizeof eh, 0)) return std::nullopt;
   constexpr size_t kMaxNoteBytes = 1 << 16;
   std::vector<uint8_t> buf;
   auto try_region = [&](uint64_t off, uint64_t size) -> std::optional<BuildId> {
     if (size == 0 || size > kMaxNoteBytes) return std::nullopt;
     buf.resize(size);
-    if (!pread_exact(fd, buf.data(), size, off)) return std::nullopt;
+    if (!read(buf.data(), size, off)) return std::nullopt;
     return scan_notes(buf, swap);
   };
   // Program headers first: they are what a loaded object is known by.
@@ -114,7 +116,7 @@ std::optional<BuildId> read_notes(int fd, const unsigned char* ident) {
   uint64_t phoff = fix(eh.e_phoff, swap);
   if (phnum > 0 && phnum < 512 && fix(eh.e_phentsize, swap) == sizeof(Phdr)) {
     std::vector<Phdr> ph(phnum);
-    if (pread_exact(fd, ph.data(), phnum * sizeof(Phdr), phoff)) {
+    if (read(ph.data(), phnum * sizeof(Phdr), phoff)) {
       for (const auto& p : ph)
         if (fix(p.p_type, swap) == PT_NOTE)
           if (auto id = try_region(fix(p.p_offset, swap), fix(p.p_filesz, swap))) return id;
@@ -125,7 +127,7 @@ std::optional<BuildId> read_notes(int fd, const unsigned char* ident) {
   uint64_t shoff = fix(eh.e_shoff, swap);
   if (shnum > 0 && shnum < 4096 && fix(eh.e_shentsize, swap) == sizeof(Shdr)) {
     std::vector<Shdr> sh(shnum);
-    if (pread_exact(fd, sh.data(), shnum * sizeof(Shdr), shoff)) {
+    if (read(sh.data(), shnum * sizeof(Shdr), shoff)) {
       for (const auto& s : sh)
         if (fix(s.sh_type, swap) == SHT_NOTE)
           if (auto id = try_region(fix(s.sh_offset, swap), fix(s.sh_size, swap))) return id;
@@ -134,15 +136,28 @@ std::optional<BuildId> read_notes(int fd, const unsigned char* ident) {
   return std::nullopt;
 }
 
+template <typename Read>
+std::optional<BuildId> read_object(const Read& read) {
+  unsigned char ident[EI_NIDENT];
+  if (!read(ident, sizeof ident, 0)) return std::nullopt;
+  if (std::memcmp(ident, ELFMAG, SELFMAG) != 0) return std::nullopt;
+  if (ident[EI_CLASS] == ELFCLASS64) return read_notes<Elf64_Ehdr, Elf64_Phdr, Elf64_Shdr>(read, ident);
+  if (ident[EI_CLASS] == ELFCLASS32) return read_notes<Elf32_Ehdr, Elf32_Phdr, Elf32_Shdr>(read, ident);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<BuildId> read_build_id(int fd) {
-  unsigned char ident[EI_NIDENT];
-  if (!pread_exact(fd, ident, sizeof ident, 0)) return std::nullopt;
-  if (std::memcmp(ident, ELFMAG, SELFMAG) != 0) return std::nullopt;
-  if (ident[EI_CLASS] == ELFCLASS64) return read_notes<Elf64_Ehdr, Elf64_Phdr, Elf64_Shdr>(fd, ident);
-  if (ident[EI_CLASS] == ELFCLASS32) return read_notes<Elf32_Ehdr, Elf32_Phdr, Elf32_Shdr>(fd, ident);
-  return std::nullopt;
+  return read_object([fd](void* buf, size_t n, uint64_t off) { return pread_exact(fd, buf, n, off); });
+}
+
+std::optional<BuildId> read_build_id(std::span<const uint8_t> image) {
+  return read_object([image](void* buf, size_t n, uint64_t off) {
+    if (off > image.size() || n > image.size() - off) return false;
+    std::memcpy(buf, image.data() + off, n);
+    return true;
+  });
 }
 
 std::optional<BuildId> read_build_id(const std::string& path) {

@@ -32,6 +32,8 @@ struct BuildIdHash {
 // Build-id of the ELF file open at fd (32/64-bit, either byte order).
 std::optional<BuildId> read_build_id(int fd);
 std::optional<BuildId> read_build_id(const std::string& path);
+// Build-id of an ELF image held in memory, laid out as its file (the vdso).
+std::optional<BuildId> read_build_id(std::span<const uint8_t> image);
 
 // Build-id from a raw sequence of ELF notes, as in /sys/kernel/notes and
 // /sys/module/NAME/notes/.note.gnu.build-id.

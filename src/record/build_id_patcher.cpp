@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "elf/vdso.h"
 #include "format/perf_abi.h"
 #include "util/fd.h"
 
@@ -31,7 +32,8 @@ std::optional<BuildId> read_via_proc(pid_t pid, uint64_t start, uint64_t end, st
 }  // namespace
 
 bool BuildIdPatcher::wants_build_id(std::string_view f) {
-  if (f.empty() || f[0] != '/') return false;  // [vdso], [heap], //anon are not files
+  if (f == "[vdso]") return true;
+  if (f.empty() || f[0] != '/') return false;  // [heap], [vsyscall], //anon are not files
   if (f.starts_with("//anon") || f.starts_with("/memfd:") || f.starts_with("/dev/") ||
       f.starts_with("/SYSV") || f.starts_with("/tmp/perf-"))
     return false;
@@ -40,6 +42,7 @@ bool BuildIdPatcher::wants_build_id(std::string_view f) {
 
 std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_t end, uint64_t dev, uint64_t ino,
                                               std::string_view path) {
+  if (path == "[vdso]") return process_vdso_build_id(pid, start, end - start, vdso_scratch_);
   if (ino != 0) {
     Key k{dev, ino};
     auto it = by_inode_.find(k);

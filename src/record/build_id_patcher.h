@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "elf/build_id.h"
 
@@ -21,13 +22,15 @@ namespace sonde::record {
 
 class BuildIdPatcher {
  public:
-  // True for mappings that can have a build-id: a file path, not
-  // "//anon", "[vdso]", "/memfd:..." or a JIT map.
+  // True for mappings that can have a build-id: a file path or "[vdso]",
+  // not "//anon", "/memfd:..." or a JIT map.
   static bool wants_build_id(std::string_view filename);
 
   // The build-id of the object mapped at [start, end) in pid, read through
   // /proc/PID/map_files (works for deleted files and other mount
-  // namespaces), then /proc/PID/root/PATH, then PATH. Cached.
+  // namespaces), then /proc/PID/root/PATH, then PATH. Cached. "[vdso]" is
+  // read from the process's memory (see elf/vdso.h), every time: a few
+  // microseconds once per process, and the image depends on its ABI.
   std::optional<BuildId> lookup(pid_t pid, uint64_t start, uint64_t end, uint64_t dev, uint64_t ino,
                                 std::string_view path);
 
@@ -49,6 +52,7 @@ class BuildIdPatcher {
   std::unordered_map<Key, std::optional<BuildId>, KeyHash> by_inode_;
   std::unordered_map<std::string, std::optional<BuildId>> by_path_;
   uint64_t files_read_ = 0;
+  std::vector<uint8_t> vdso_scratch_;
 };
 
 }  // namespace sonde::record

@@ -2,11 +2,13 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "cache/buildid_cache.h"
 #include "elf/build_id.h"
+#include "elf/vdso.h"
 #include "util/error.h"
 #include "util/fs.h"
 
@@ -45,7 +47,7 @@ void BuildIdCacheKeeper::prepare(const RecordTarget& target, const perf_event_at
 }
 
 void BuildIdCacheKeeper::on_exec_mapping(pid_t pid, const std::string& path, const BuildId& id) {
-  if (id.empty() || !is_file_path(path)) return;
+  if (id.empty() || !(is_file_path(path) || path == "[vdso]")) return;
   std::lock_guard lock(mu_);
   if (stopping_ || !seen_.insert(id).second) return;
   queue_.push_back({pid, path, id});
@@ -96,6 +98,7 @@ void BuildIdCacheKeeper::run() {
 }
 
 void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
+  std::vector<uint8_t> vdso_scratch;
   std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
   std::string line;
   while (std::getline(maps, line)) {
@@ -103,8 +106,15 @@ void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
     std::string range, perms, off, dev, inode, path;
     in >> range >> perms >> off >> dev >> inode;
     std::getline(in >> std::ws, path);
-    if (perms.size() < 3 || perms[2] != 'x' || !is_file_path(path)) continue;
-    auto id = read_build_id("/proc/" + std::to_string(pid) + "/root" + path);
+    if (perms.size() < 3 || perms[2] != 'x') continue;
+    std::optional<BuildId> id;
+    if (path == "[vdso]") {
+      unsigned long long start = 0, end = 0;
+      if (std::sscanf(range.c_str(), "%llx-%llx", &start, &end) == 2 && end > start)
+        id = process_vdso_build_id(pid, start, end - start, vdso_scratch);
+    } else if (is_file_path(path)) {
+      id = read_build_id("/proc/" + std::to_string(pid) + "/root" + path);
+    }
     if (!id) continue;
     std::lock_guard lock(mu_);
     if (seen_.insert(*id).second) queue_.push_back({pid, path, *id});
@@ -112,6 +122,7 @@ void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
 }
 
 void BuildIdCacheKeeper::keep(const Item& item) {
+  if (item.path == "[vdso]") return keep_vdso(item.id);
   // The object as the process sees it (containers have their own root).
   std::string source = "/proc/" + std::to_string(item.pid) + "/root" + item.path;
   struct stat st {};
@@ -128,6 +139,22 @@ void BuildIdCacheKeeper::keep(const Item& item) {
     ++added_;
   } catch (const Error&) {
     ++skipped_;  // a replaced binary (build-id differs) or an unwritable cache: not fatal
+  }
+}
+
+void BuildIdCacheKeeper::keep_vdso(const BuildId& id) {
+  // The image kept is this process's own, when it is the one mapped (the
+  // same kernel and ABI); a 32-bit process's vdso is not kept.
+  auto own = own_vdso();
+  auto own_id = own.empty() ? std::nullopt : read_build_id(own);
+  if (!own_id || !(*own_id == id)) return void(++skipped_);
+  try {
+    BuildIdCache cache(root_);
+    if (cache.lookup(id, "vdso")) return;
+    cache.add_vdso(id, own);
+    ++added_;
+  } catch (const Error&) {
+    ++skipped_;
   }
 }
 

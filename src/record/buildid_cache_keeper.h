@@ -65,6 +65,7 @@ class BuildIdCacheKeeper : public RecordExtension {
   void keep(const Item& item);
   void scan_proc_maps(pid_t pid);
   void keep_kallsyms();
+  void keep_vdso(const BuildId& id);
   bool stopping();
 
   std::string root_;

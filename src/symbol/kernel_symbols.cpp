@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "elf/vdso.h"
 #include "util/error.h"
 #include "util/fd.h"
 #include "util/fs.h"
@@ -390,26 +391,12 @@ bool load_perf_map(const std::string& path, std::string& text, SymbolTable& tabl
 }
 
 std::unique_ptr<ElfFile> running_vdso(std::string* reason) {
-  auto maps = read_small_file("/proc/self/maps");
-  if (!maps) {
-    if (reason) *reason = "/proc/self/maps: " + errno_text(errno);
-    return nullptr;
-  }
-  uint64_t start = 0, end = 0;
-  for_each_line(std::string_view(*maps), [&](std::string_view line) {
-    if (line.size() < 6 || line.substr(line.size() - 6) != "[vdso]") return;
-    size_t dash = line.find('-'), sp = line.find(' ');
-    if (dash == std::string_view::npos || sp == std::string_view::npos || dash > sp) return;
-    if (!parse_hex(line.substr(0, dash), start) || !parse_hex(line.substr(dash + 1, sp - dash - 1), end)) start = end = 0;
-  });
-  // The vdso is a few pages; anything else means the line was not understood.
-  if (end <= start || end - start > (1u << 20)) {
+  auto own = own_vdso();
+  if (own.empty()) {
     if (reason) *reason = "no [vdso] mapping in this process";
     return nullptr;
   }
-  const auto* p = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(start));
-  std::vector<uint8_t> image(p, p + (end - start));
-  return ElfFile::from_memory(std::move(image), "[vdso]", reason);
+  return ElfFile::from_memory(std::vector<uint8_t>(own.begin(), own.end()), "[vdso]", reason);
 }
 
 }  // namespace sonde

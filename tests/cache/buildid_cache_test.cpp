@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "elf/vdso.h"
 #include "symbol/fixture_util.h"
+#include "util/error.h"
 
 namespace sonde {
 namespace {
@@ -46,6 +48,41 @@ TEST(BuildIdCache, LayoutIsPerfs) {
   EXPECT_FALSE(fs::exists(t / "root" + bin));
   EXPECT_TRUE(c.list().empty());
   EXPECT_FALSE(c.remove(e.build_id));
+}
+
+// The vdso goes where perf record puts it, and perf finds it there.
+TEST(BuildIdCache, VdsoIsKeptInPerfsLayoutAndAWrongIdIsRefused) {
+  TempDir t;
+  auto image = own_vdso();
+  ASSERT_FALSE(image.empty());
+  auto id = read_build_id(image);
+  ASSERT_TRUE(id);
+  BuildIdCache c(t / "root");
+  BuildId other = *BuildId::from_hex("00112233445566778899aabbccddeeff00112233");
+  try {
+    c.add_vdso(other, image);
+    ADD_FAILURE() << "an image kept under another build-id";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not have build-id 0011"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(t / "root/[vdso]/" + other.hex()) && !fs::is_empty(t / "root/[vdso]/" + other.hex()));
+  auto e = c.add_vdso(*id, image);
+  std::string hex = id->hex();
+  std::string file = t / "root/[vdso]/" + hex + "/vdso";
+  EXPECT_EQ(c.lookup(*id, "vdso").value_or(""), file);
+  EXPECT_EQ(test::build_id_of(file), hex);
+  EXPECT_EQ(fs::file_size(file), image.size());
+  EXPECT_EQ(fs::read_symlink(t / "root/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2)).string(),
+            "../../[vdso]/" + hex);
+  // perf record keeps the same bytes under the same names.
+  auto perf = test::sh("perf --buildid-dir '" + t.path() + "/perf' record -q --buildid-all -o '" + t.path() +
+                       "/perf.data' -- true 2>&1");
+  ASSERT_EQ(perf.exit_code, 0) << perf.out;
+  std::string perfs = t / "perf/[vdso]/" + hex + "/vdso";
+  ASSERT_TRUE(fs::exists(perfs)) << "perf kept no vdso under " << hex;
+  EXPECT_EQ(test::sh("cmp '" + perfs + "' '" + file + "'").exit_code, 0);
+  EXPECT_EQ(fs::read_symlink(t / "perf/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2)).string(),
+            "../../[vdso]/" + hex);
 }
 
 TEST(BuildIdCache, CopiesAcrossFileSystems) {

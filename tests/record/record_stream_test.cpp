@@ -118,11 +118,13 @@ TEST_F(RecordStream, UserModifierKeepsOnlyUserSamples) {
 
 void check_build_ids(const std::string& data, const std::string& fixture) {
   auto f = read_recording(data);
+  std::string want_vdso = readelf_vdso_build_id();
+  ASSERT_EQ(want_vdso.size(), 40u);
   std::string want_fixture = readelf_build_id(fixture);
   std::string want_libc = readelf_build_id("/lib/x86_64-linux-gnu/libc.so.6");
   ASSERT_FALSE(want_fixture.empty());
   ASSERT_FALSE(want_libc.empty());
-  bool saw_fixture = false, saw_libc = false, saw_kernel = false;
+  bool saw_fixture = false, saw_libc = false, saw_kernel = false, saw_vdso = false;
   for (const auto& m : f.mmap2) {
     if (m.filename == fixture) {
       saw_fixture = true;
@@ -136,14 +138,20 @@ void check_build_ids(const std::string& data, const std::string& fixture) {
       saw_kernel = true;
       EXPECT_EQ(m.build_id.size(), 40u);
     }
-    // Every file-backed executable mapping carries one; [vdso] and anon none.
+    // Every file-backed executable mapping carries one, and so does the
+    // vdso (read from the process: the kernel gives none); anon none.
     if (!m.filename.empty() && m.filename[0] == '/') {
       EXPECT_FALSE(m.build_id.empty()) << m.filename;
     }
-    if (m.filename == "[vdso]" || m.filename.starts_with("//anon")) {
+    if (m.filename == "[vdso]") {
+      saw_vdso = true;
+      EXPECT_EQ(m.build_id, want_vdso);
+    }
+    if (m.filename.starts_with("//anon")) {
       EXPECT_TRUE(m.build_id.empty());
     }
   }
+  EXPECT_TRUE(saw_vdso);
   EXPECT_TRUE(saw_fixture);
   EXPECT_TRUE(saw_libc);
   EXPECT_TRUE(saw_kernel);

@@ -38,13 +38,19 @@ TEST_F(RecordTargets, PidRecordsARunningProcessUntilItExits) {
   EXPECT_GT(f.samples_of_pid(static_cast<uint32_t>(pid)), 500u);
   EXPECT_EQ(f.samples_of_pid(static_cast<uint32_t>(pid)), f.samples.size());
   // The mapping came from /proc (synthesized) and has the file's build-id.
-  bool mapped = false;
-  for (const auto& m : f.mmap2)
+  bool mapped = false, vdso = false;
+  for (const auto& m : f.mmap2) {
     if (m.filename == fixture_ && m.pid == static_cast<uint32_t>(pid)) {
       mapped = true;
       EXPECT_EQ(m.build_id, readelf_build_id(fixture_));
     }
+    if (m.filename == "[vdso]" && m.pid == static_cast<uint32_t>(pid)) {
+      vdso = true;
+      EXPECT_EQ(m.build_id, readelf_vdso_build_id());
+    }
+  }
   EXPECT_TRUE(mapped);
+  EXPECT_TRUE(vdso);
   auto sym = run({"perf", "script", "-i", data_, "-F", "comm,ip,sym"});
   EXPECT_EQ(sym.exit_code, 0) << sym.err;
   EXPECT_FALSE(has_perf_complaint(sym.err)) << sym.err;

@@ -7,10 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "elf/vdso.h"
 #include "support/test_support.h"
 
 namespace sonde::test {
@@ -27,6 +29,17 @@ inline std::string readelf_build_id(const std::string& path) {
   std::regex re("Build ID: ([0-9a-f]+)");
   if (std::regex_search(r.out, m, re)) return m[1];
   return "";
+}
+
+// readelf's view of this process's vdso (a 64-bit process, as the
+// fixtures are), written out to a file: the id sonde must put on [vdso].
+inline std::string readelf_vdso_build_id() {
+  auto image = sonde::own_vdso();
+  if (image.empty()) return "";
+  TempDir dir;
+  std::string path = dir / "vdso.so";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(image.data()), image.size());
+  return readelf_build_id(path);
 }
 
 // Starts argv in the background with stdout/stderr sent to files.

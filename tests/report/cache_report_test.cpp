@@ -108,3 +108,35 @@ TEST(ReportFromCache, RecorderKeepsTheKernelSymbolsWhileRecording) {
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   EXPECT_NE(rep.out.find("[k] "), std::string::npos) << rep.out;
 }
+
+// The kernel gives no build-id for [vdso] (it has no file); the recorder
+// reads it from the process and keeps the image, as perf record does, so
+// sonde and perf both name the vdso's functions from the cache.
+TEST(ReportFromCache, TheVdsoCarriesItsBuildIdAndIsKeptForReports) {
+  TempDir dir;
+  std::string bin = dir / "vdso_loop";
+  ASSERT_TRUE(compile_fixture("sym_vdso.c", bin));
+  // (The fixture's exit status is its checksum's low bit.)
+  auto rec = sh(record_env(dir) + sonde_bin() + " record -q -g -o " + (dir / "r.data") + " -- sh -c '" + bin +
+                " 3000000 || true'");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto list = sh(sonde_bin() + " buildid-list -i " + (dir / "r.data") + " | sed -n 's/ \\[vdso\\]$//p'").out;
+  std::string id = list.substr(0, list.find('\n'));
+  ASSERT_EQ(id.size(), 40u) << list;
+  std::string kept = dir / ("cache/[vdso]/" + id + "/vdso");
+  auto readelf = sh("readelf -n '" + kept + "' | sed -n 's/.*Build ID: //p'").out;
+  EXPECT_EQ(readelf.substr(0, readelf.find('\n')), id);
+  // perf reads the id from the MMAP2 record and lists it.
+  auto perf_list = sh("perf buildid-list -i " + (dir / "r.data") + " 2>/dev/null");
+  EXPECT_NE(perf_list.out.find(id + " "), std::string::npos) << perf_list.out;
+  auto rep = sh(record_env(dir) + sonde_bin() + " report --no-children --sort dso,sym -i " + (dir / "r.data"));
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  auto first = rep.out.find("%  ");
+  ASSERT_NE(first, std::string::npos) << rep.out;
+  auto line = rep.out.substr(first, rep.out.find('\n', first) - first);
+  EXPECT_NE(line.find("[vdso]"), std::string::npos) << rep.out;
+  EXPECT_NE(line.find("[.] __vdso_clock_gettime"), std::string::npos) << rep.out;
+  auto perf_rep = sh("perf --buildid-dir " + (dir / "cache") + " report --stdio --no-children --sort dso,sym -i " +
+                     (dir / "r.data") + " 2>/dev/null | grep -m1 '%'");
+  EXPECT_NE(perf_rep.out.find("__vdso_clock_gettime"), std::string::npos) << perf_rep.out;
+}
