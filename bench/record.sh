@@ -7,6 +7,7 @@
 #   3. recorder CPU time per 100K samples: -a -F 10000 -g while two hot loops
 #      keep both CPUs busy; the recorder's task-clock from perf stat (its workload is `sleep`)
 #   4. lost samples in that run (default buffers)
+#   5. 3 and 4 again with -z (zstd level 1) for both, and the file bytes per sample
 # Usage: bench/record.sh [SONDE_BIN] [--write-docs]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,10 +60,11 @@ busy_run() {  # name command... -> "cpu_seconds samples lost"
   loops=()
   local cpu samples lost
   cpu=$(awk -F, '$3 == "task-clock" {printf "%.4f", $1 / 1000}' "$scratch/$name.time")
-  # Count both recordings with perf itself, so the two are counted the same way.
-  samples=$(perf report --stats -i "$scratch/$name.data" 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
-  lost=$(perf report --stats -i "$scratch/$name.data" 2>/dev/null |
-         awk '/LOST events:/ {l+=$3} /LOST_SAMPLES events:/ {l+=$3} END {print l+0}')
+  # Count every recording with perf itself, so all are counted the same way:
+  # perf script, since perf 6.1's `report --stats` fails on pipe-mode -z
+  # streams, its own included ("Couldn't decompress data").
+  read -r samples lost < <(perf script --show-lost-events -G -F event -i "$scratch/$name.data" 2>/dev/null |
+    awk '/^PERF_RECORD_LOST / {l += $3; next} /^PERF_RECORD_LOST_SAMPLES / {l += $NF; next} /:/ {s++} END {print s+0, l+0}')
   echo "${cpu:-0} ${samples:-0} ${lost:-0}"
 }
 
@@ -78,9 +80,16 @@ s_bin=$(for ((i = 0; i < runs; i++)); do t0=$(now_ns); "$sonde" --version >/dev/
 
 read -r s_cpu s_samples s_lost <<<"$(busy_run sonde "$sonde" record -q -a -F 10000 -g -o "$scratch/sonde.data")"
 read -r p_cpu p_samples p_lost <<<"$(busy_run perf perf record -q -a -F 10000 -g -o "$scratch/perf.data")"
+read -r sz_cpu sz_samples sz_lost <<<"$(busy_run sonde_z "$sonde" record -q -z -a -F 10000 -g -o "$scratch/sonde_z.data")"
+read -r pz_cpu pz_samples pz_lost <<<"$(busy_run perf_z perf record -q -z -a -F 10000 -g -o "$scratch/perf_z.data")"
 per100k() { awk -v c="$1" -v s="$2" 'BEGIN { if (s + 0 == 0) print "n/a"; else printf "%.3f", c / s * 100000 }'; }
 s_per=$(per100k "$s_cpu" "$s_samples")
 p_per=$(per100k "$p_cpu" "$p_samples")
+sz_per=$(per100k "$sz_cpu" "$sz_samples")
+pz_per=$(per100k "$pz_cpu" "$pz_samples")
+per_sample() { awk -v b="$(stat -c %s "$1")" -v s="$2" 'BEGIN { if (s + 0 == 0) print "n/a"; else printf "%.1f", b / s }'; }
+s_bps=$(per_sample "$scratch/sonde.data" "$s_samples"); p_bps=$(per_sample "$scratch/perf.data" "$p_samples")
+sz_bps=$(per_sample "$scratch/sonde_z.data" "$sz_samples"); pz_bps=$(per_sample "$scratch/perf_z.data" "$pz_samples")
 
 out=$scratch/section.md
 {
@@ -92,6 +101,8 @@ out=$scratch/section.md
   echo "| tail: workload's last action to recorder exit | $(ms "$s_tail") ms | $(ms "$p_tail") ms | $(ratio "$p_tail" "$s_tail") |"
   echo "| recorder CPU (task-clock) per 100K samples, \`-a -F 10000 -g\`, both CPUs busy, ${busy} s | ${s_per} s ($s_samples samples, ${s_cpu} s) | ${p_per} s ($p_samples samples, ${p_cpu} s) | $(ratio "$p_per" "$s_per") |"
   echo "| lost samples in that run (default buffers) | $s_lost | $p_lost | |"
+  echo "| same with \`-z\` (zstd level 1): recorder CPU per 100K samples | ${sz_per} s ($sz_samples samples, ${sz_cpu} s, lost $sz_lost) | ${pz_per} s ($pz_samples samples, ${pz_cpu} s, lost $pz_lost) | $(ratio "$pz_per" "$sz_per") |"
+  echo "| file bytes per sample, without / with \`-z\` (perf's file mode adds its own index and build-id tables) | ${s_bps} / ${sz_bps} | ${p_bps} / ${pz_bps} | |"
   echo
   echo "Targets (issue 2): start-up + teardown and tail each under 20 ms; CPU per 100K samples at most half of perf's; no lost samples."
   echo "sonde's wall start-up includes the dynamic loading of the \`sonde\` binary: \`sonde --version\` alone takes $(ms "$s_bin") ms;"

@@ -3,6 +3,8 @@
 // (bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be
 // carried out (no such pid, event not supported, unwritable -o, ...). Errors
 // found before recording starts never create the output file.
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstdio>
 #include <memory>
@@ -26,6 +28,11 @@ struct RecordArgs {
   std::string buildid_dir;
   bool no_buildid_cache = false;
   bool callchain = false, no_inherit = false, system_wide = false, quiet = false;
+  bool compress = false;
+  std::string compression_level;
+  // Given on the command line, even as "" (an empty value is an error, not
+  // the default).
+  bool freq_given = false, period_given = false, pages_given = false, level_given = false;
   std::string output = "sonde.data";
   std::vector<std::string> command;
 };
@@ -70,9 +77,9 @@ std::vector<std::string> own_cmdline() {
 void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& exit_code) {
   record::RecordOptions o;
   o.events = a.events;
-  if (!a.freq.empty()) o.freq = parse_u64("-F", a.freq);
-  if (!a.period.empty()) o.period = parse_u64("-c", a.period);
-  if (!a.pages.empty()) o.mmap_pages = parse_u64("-m", a.pages);
+  if (a.freq_given) o.freq = parse_u64("-F", a.freq);
+  if (a.period_given) o.period = parse_u64("-c", a.period);
+  if (a.pages_given) o.mmap_pages = parse_u64("-m", a.pages);
   if (!a.call_graph.empty() && a.call_graph != "fp")
     throw_usage("unsupported --call-graph '{}' (only fp is supported)", a.call_graph);
   o.callchain = a.callchain || !a.call_graph.empty();
@@ -90,6 +97,13 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   o.cmdline = argv;
   o.version = "sonde " SONDE_VERSION;
   o.quiet = a.quiet;
+  if (a.level_given) {
+    uint64_t level = parse_u64("--compression-level", a.compression_level);
+    if (level < 1 || level > 22) throw_usage("invalid --compression-level {}: zstd levels are 1 to 22", level);
+    o.compression_level = static_cast<int>(level);
+  } else if (a.compress) {
+    o.compression_level = 1;  // perf's -z default: fast enough to keep up with the ring buffers
+  }
   if (!a.no_buildid_cache)
     o.extensions.push_back(std::make_unique<record::BuildIdCacheKeeper>(BuildIdCache::default_root(a.buildid_dir)));
   // SDT: `-e %provider:event[@path]` specs are served by the probe module.
@@ -101,9 +115,13 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
 
   auto s = record::record(o);
   if (!o.quiet) {
-    std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s in %.3f s%s\n",
+    std::string packed;
+    if (o.compression_level > 0 && s.packed_bytes > 0)
+      packed = fmt::format(" (zstd: {} bytes of records in {}, {:.1f}x)", s.plain_bytes, s.packed_bytes,
+                           static_cast<double>(s.plain_bytes) / static_cast<double>(s.packed_bytes));
+    std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s%s in %.3f s%s\n",
                  (unsigned long long)s.samples, (unsigned long long)s.lost, (unsigned long long)s.bytes,
-                 o.output == "-" ? "stdout" : o.output.c_str(), s.seconds,
+                 o.output == "-" ? "stdout" : o.output.c_str(), packed.c_str(), s.seconds,
                  s.lost ? " (increase -m or lower -F to lose fewer)" : "");
   }
   exit_code = s.exit_status;
@@ -117,11 +135,11 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_option("-e,--event", a->events,
                    "Event(s), repeatable, comma lists allowed: cpu-clock (default), task-clock, page-faults, "
                    "context-switches, ..., cycles[:u|:k], ..., tracepoints system:name (globs allowed)");
-  cmd->add_option("-F,--freq", a->freq, "Sampling frequency in Hz (default 4000)");
-  cmd->add_option("-c,--count", a->period, "Sample every N events instead of -F");
+  auto* freq = cmd->add_option("-F,--freq", a->freq, "Sampling frequency in Hz (default 4000)");
+  auto* period = cmd->add_option("-c,--count", a->period, "Sample every N events instead of -F");
   cmd->add_flag("-g", a->callchain, "Record frame-pointer call chains");
   cmd->add_option("--call-graph", a->call_graph, "Call-chain mode: fp");
-  cmd->add_option("-m,--mmap-pages", a->pages, "Data pages per ring buffer, a power of two (default 256 = 1 MiB)");
+  auto* pages = cmd->add_option("-m,--mmap-pages", a->pages, "Data pages per ring buffer, a power of two (default 256 = 1 MiB)");
   cmd->add_flag("--no-inherit", a->no_inherit, "Do not follow child tasks");
   cmd->add_option("-o,--output", a->output, "Output file, - for standard output")->capture_default_str();
   cmd->add_option("-p,--pid", a->pids, "Record existing processes PID[,PID...]");
@@ -132,6 +150,8 @@ void register_record(CLI::App& app, int& exit_code) {
                   "How MMAP2 records get build-ids: auto (kernel when supported), kernel (attr.build_id, the "
                   "recorder fills the gaps), recorder (the recorder reads every mapped object)")
       ->capture_default_str();
+  cmd->add_flag("-z,--compress", a->compress, "Compress what is recorded with zstd (level 1), as perf record -z");
+  auto* level = cmd->add_option("--compression-level", a->compression_level, "zstd level 1..22 (implies -z)");
   cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
   cmd->add_flag("-N,--no-buildid-cache", a->no_buildid_cache,
                 "Do not keep the mapped binaries in the build-id cache (see docs/record.md)");
@@ -141,7 +161,13 @@ void register_record(CLI::App& app, int& exit_code) {
       "Exit status: the workload's (128+N if it died of signal N), 0 for -p/-t/-a; 2 for malformed input "
       "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
       "or command, event not supported, output not writable). Input errors never create the output file.");
-  cmd->callback([a, &exit_code] { run_record(*a, own_cmdline(), exit_code); });
+  cmd->callback([a, freq, period, pages, level, &exit_code] {
+    a->freq_given = freq->count() > 0;
+    a->period_given = period->count() > 0;
+    a->pages_given = pages->count() > 0;
+    a->level_given = level->count() > 0;
+    run_record(*a, own_cmdline(), exit_code);
+  });
 }
 
 }  // namespace sonde::cli

@@ -279,6 +279,20 @@ enum FeatureId : uint64_t {
   kFeatLast = 32,  // the end marker in pipe mode; also the bitmap's size limit
 };
 
+// Payload of feature COMPRESSED (27), as perf 6.1 writes it for -z: readers
+// size their decompression buffer by mmap_len, so no COMPRESSED record may
+// expand to more than that. ratio is 0 in pipe mode (it is known only at the end).
+struct CompressedFeature {
+  uint32_t version;   // 0
+  uint32_t type;      // kCompressionZstd
+  uint32_t level;
+  uint32_t ratio;
+  uint32_t mmap_len;  // bytes
+};
+static_assert(sizeof(CompressedFeature) == 20);
+static_assert(offsetof(CompressedFeature, mmap_len) == 16);
+inline constexpr uint32_t kCompressionZstd = 1;
+
 // File-mode header (perf record without -o -). Read-only for sonde until the
 // file-mode writer exists.
 struct FileSection {

@@ -30,6 +30,16 @@ StreamWriter::~StreamWriter() {
 }
 
 void StreamWriter::append(const void* data, size_t size) {
+  if (!compressor_) return append_inline(data, size);
+  if (size == 0) return;
+  pending_.insert(pending_.end(), static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + size);
+  if (pending_.size() >= kFlushThreshold) {
+    pack_pending();
+    if (buf_.size() >= kFlushThreshold) flush();
+  }
+}
+
+void StreamWriter::append_inline(const void* data, size_t size) {
   if (size == 0) return;
   size_t at = buf_.size();
   buf_.resize(at + size);
@@ -37,7 +47,19 @@ void StreamWriter::append(const void* data, size_t size) {
   if (buf_.size() >= kFlushThreshold) flush();
 }
 
+void StreamWriter::compress_from_here(std::unique_ptr<RecordCompressor> compressor) {
+  compressor_ = std::move(compressor);
+  pending_.reserve(kFlushThreshold + 64 * 1024);
+}
+
+void StreamWriter::pack_pending() {
+  if (pending_.empty()) return;
+  compressor_->compress(pending_, buf_);
+  pending_.clear();
+}
+
 void StreamWriter::flush() {
+  if (compressor_) pack_pending();
   if (buf_.empty()) return;
   if (!write_all(fd_, buf_.data(), buf_.size())) {
     int err = errno;
@@ -92,8 +114,9 @@ void StreamWriter::write_tracing_data(std::span<const uint8_t> blob) {
 }
 
 void StreamWriter::write_finished_round() {
+  if (compressor_) pack_pending();  // the round's records come before its end
   RecordHeader h{kFinishedRound, 0, sizeof(RecordHeader)};
-  append(&h, sizeof h);
+  append_inline(&h, sizeof h);
 }
 
 void StreamWriter::write_finished_init() {

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "format/perf_abi.h"
+#include "format/record_compressor.h"
 #include "util/fd.h"
 
 namespace sonde::perf {
@@ -40,16 +42,27 @@ class StreamWriter {
   void write_record(std::span<const uint8_t> bytes) { append(bytes.data(), bytes.size()); }
   void write_record(const void* data, size_t size) { append(data, size); }
 
+  // From now on, records go out packed in COMPRESSED records (zstd at
+  // `level`), except FINISHED_ROUND, which stays inline as perf writes it.
+  // Everything written before stays plain: perf -z compresses only what it
+  // drains from the ring buffers.
+  void compress_from_here(std::unique_ptr<RecordCompressor> compressor);
+  const RecordCompressor* compressor() const { return compressor_.get(); }
+
   // Pushes buffered bytes to the fd. Throws sonde::Error on a write failure.
   void flush();
-  uint64_t bytes_written() const { return written_ + buf_.size(); }
+  uint64_t bytes_written() const { return written_ + buf_.size() + pending_.size(); }
 
  private:
   void append(const void* data, size_t size);
+  void append_inline(const void* data, size_t size);
+  void pack_pending();
 
   int fd_;
   bool owns_fd_;
-  std::vector<uint8_t> buf_;
+  std::vector<uint8_t> buf_;      // bytes ready for the fd
+  std::vector<uint8_t> pending_;  // records waiting to be compressed into buf_
+  std::unique_ptr<RecordCompressor> compressor_;
   uint64_t written_ = 0;
 };
 

@@ -82,6 +82,11 @@ void write_header(perf::StreamWriter& out, const HeaderInfo& info) {
     out.write_feature(perf::kFeatCmdline, e.bytes());  // skipped if it would not fit the u16 size
   }
   out.write_feature(perf::kFeatEventDesc, perf::encode_event_desc(info.events));
+  if (info.compression_level > 0) {
+    perf::CompressedFeature c{0, perf::kCompressionZstd, static_cast<uint32_t>(info.compression_level), 0,
+                              info.compressed_record_max};
+    out.write_feature(perf::kFeatCompressed, {reinterpret_cast<const uint8_t*>(&c), sizeof c});
+  }
   out.write_features_end();
 }
 

@@ -16,9 +16,13 @@ struct HeaderInfo {
   std::vector<perf::EventDesc> events;  // in attr order; names matched by index in EVENT_DESC
   std::vector<std::string> cmdline;     // argv of the recorder
   std::string version;                  // FEAT VERSION, e.g. "sonde 0.1.0"
+  // With -z: the COMPRESSED feature (zstd level; the most one COMPRESSED
+  // record expands to, perf's mmap_len).
+  int compression_level = 0;
+  uint32_t compressed_record_max = 0;
 };
 
-// Pipe header, HEADER_ATTR × events, features 3..12, end marker 32.
+// Pipe header, HEADER_ATTR × events, features 3..12 (and 27 with -z), end marker 32.
 void write_header(perf::StreamWriter& out, const HeaderInfo& info);
 
 // EVENT_UPDATE NAME for each event (keyed by its first id).

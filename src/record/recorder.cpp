@@ -145,6 +145,7 @@ class Recorder {
   std::unique_ptr<SignalGuard> signals_;
   Workload workload_;
   std::unique_ptr<perf::StreamWriter> out_;
+  std::unique_ptr<perf::RecordCompressor> compressor_;  // -z, until the preamble is written
   std::vector<Ring> rings_;
   BuildIdPatcher build_ids_;
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(65536);
@@ -172,6 +173,11 @@ void Recorder::validate() {
   }
   if (opts_.mmap_pages == 0 || (opts_.mmap_pages & (opts_.mmap_pages - 1)) != 0 || opts_.mmap_pages > (1u << 20))
     throw_usage("invalid -m {}: the number of pages must be a power of two", opts_.mmap_pages);
+  if (opts_.compression_level < 0 || opts_.compression_level > 22)
+    throw_usage("invalid compression level {}: zstd levels are 1 to 22", opts_.compression_level);
+  // Made before the output exists: a libzstd that is missing or refuses the
+  // level fails the command without leaving a file behind.
+  if (opts_.compression_level > 0) compressor_ = std::make_unique<perf::RecordCompressor>(opts_.compression_level);
   bool tasks = !opts_.pids.empty() || !opts_.tids.empty();
   system_wide_ = opts_.system_wide || !opts_.cpus.empty();
   if (tasks && !opts_.command.empty()) throw_usage("give either a command or -p/-t, not both");
@@ -320,6 +326,11 @@ void Recorder::write_preamble() {
   for (auto& d : ext_descs_) info.events.push_back(d);
   info.cmdline = opts_.cmdline;
   info.version = opts_.version;
+  if (compressor_) {
+    info.compression_level = compressor_->level();
+    size_t ring = opts_.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    info.compressed_record_max = static_cast<uint32_t>(std::max(perf::RecordCompressor::kSliceBytes, ring));
+  }
   write_header(*out_, info);
 
   // Tracing metadata after all attrs (perf binds formats to attrs when it reads it).
@@ -356,6 +367,9 @@ void Recorder::write_preamble() {
   }
   out_->write_finished_init();
   out_->flush();
+  // Like perf -z: what is drained from the kernel is compressed, the
+  // preamble above stays plain.
+  if (compressor_) out_->compress_from_here(std::move(compressor_));
 }
 
 void Recorder::enable() {
@@ -530,6 +544,10 @@ RecordSummary Recorder::run() {
   loop();
   out_->flush();
   sum_.bytes = out_->bytes_written();
+  if (auto* c = out_->compressor()) {
+    sum_.plain_bytes = c->plain_bytes();
+    sum_.packed_bytes = c->compressed_bytes();
+  }
   sum_.build_ids_read = build_ids_.files_read();
   sum_.kernel_build_ids = kernel_build_ids_;
   sum_.exit_status = opts_.command.empty() ? 0 : workload_.exit_status();

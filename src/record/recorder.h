@@ -49,6 +49,7 @@ struct RecordOptions {
   std::vector<std::string> cmdline;        // the recorder's argv, for FEAT_CMDLINE
   std::string version = "sonde";           // FEAT_VERSION
   bool quiet = false;                      // no summary line
+  int compression_level = 0;               // -z / --compression-level: zstd level 1..22, 0 = off
 
   std::vector<std::unique_ptr<RecordExtension>> extensions;
   ExtensionFactory extension_factory;
@@ -58,6 +59,8 @@ struct RecordSummary {
   uint64_t samples = 0;
   uint64_t lost = 0;             // samples the kernel dropped (LOST / LOST_SAMPLES)
   uint64_t bytes = 0;
+  uint64_t plain_bytes = 0;      // with compression: what the COMPRESSED records hold, expanded
+  uint64_t packed_bytes = 0;     // with compression: the COMPRESSED records' size
   double seconds = 0;
   uint64_t dropped_records = 0;  // kernel record types perf 6.1 does not know
   uint64_t build_ids_read = 0;   // objects whose build-id the recorder read itself
