@@ -60,6 +60,21 @@ std::vector<pid_t> parse_pids(const std::string& opt, const std::string& text) {
   return out;
 }
 
+// --call-graph fp | dwarf[,SIZE] (perf's syntax): 0 for fp, else the bytes
+// of user stack to copy with each sample (default 8192, as perf).
+uint32_t parse_call_graph(const std::string& text) {
+  if (text == "fp") return 0;
+  if (text == "dwarf") return 8192;
+  if (text.rfind("dwarf,", 0) == 0) {
+    uint64_t size = parse_u64("--call-graph dwarf,SIZE", text.substr(6));
+    // The kernel takes a multiple of 8 below 64 KiB (a sample's u16 size).
+    if (size == 0 || size % 8 || size > 65528)
+      throw_usage("invalid --call-graph '{}': the stack size must be a multiple of 8 from 8 to 65528", text);
+    return static_cast<uint32_t>(size);
+  }
+  throw_usage("unsupported --call-graph '{}' (fp, or dwarf[,SIZE])", text);
+}
+
 // The recorder's own argv for FEAT_CMDLINE (main() does not pass it down).
 std::vector<std::string> own_cmdline() {
   std::vector<std::string> out;
@@ -80,8 +95,7 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   if (a.freq_given) o.freq = parse_u64("-F", a.freq);
   if (a.period_given) o.period = parse_u64("-c", a.period);
   if (a.pages_given) o.mmap_pages = parse_u64("-m", a.pages);
-  if (!a.call_graph.empty() && a.call_graph != "fp")
-    throw_usage("unsupported --call-graph '{}' (only fp is supported)", a.call_graph);
+  if (!a.call_graph.empty()) o.user_stack_bytes = parse_call_graph(a.call_graph);
   o.callchain = a.callchain || !a.call_graph.empty();
   o.inherit = !a.no_inherit;
   o.output = a.output;
@@ -138,7 +152,10 @@ void register_record(CLI::App& app, int& exit_code) {
   auto* freq = cmd->add_option("-F,--freq", a->freq, "Sampling frequency in Hz (default 4000)");
   auto* period = cmd->add_option("-c,--count", a->period, "Sample every N events instead of -F");
   cmd->add_flag("-g", a->callchain, "Record frame-pointer call chains");
-  cmd->add_option("--call-graph", a->call_graph, "Call-chain mode: fp");
+  cmd->add_option("--call-graph", a->call_graph,
+                  "Call-chain mode: fp (as -g), or dwarf[,SIZE]: copy SIZE bytes of user stack (default 8192) and "
+                  "the user registers with each sample, unwound with DWARF CFI when read (code without frame "
+                  "pointers)");
   auto* pages = cmd->add_option("-m,--mmap-pages", a->pages, "Data pages per ring buffer, a power of two (default 256 = 1 MiB)");
   cmd->add_flag("--no-inherit", a->no_inherit, "Do not follow child tasks");
   cmd->add_option("-o,--output", a->output, "Output file, - for standard output")->capture_default_str();

@@ -60,14 +60,17 @@ void synthesize_maps(const SynthContext& ctx, pid_t pid) {
     if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min, &ino,
                     &name_at) < 7)
       continue;
-    if (perms[2] != 'x') continue;  // like the kernel without mmap_data: code only
+    if (perms[2] != 'x' && !ctx.data_maps) continue;  // like the kernel without mmap_data: code only
     std::string name = name_at > 0 && static_cast<size_t>(name_at) <= line.size() ? line.substr(name_at) : "";
     if (name.empty()) name = "//anon";
-    uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+    uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+                    (perms[2] == 'x' ? PROT_EXEC : 0);
     uint32_t flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 
     perf::Mmap2Fixed m{};
-    m.header = {perf::kMmap2, perf::kMiscUser, 0};
+    // Data mappings carry MISC_MMAP_DATA, as the kernel's do: readers know
+    // them for what they are (no code, no symbols).
+    m.header = {perf::kMmap2, static_cast<uint16_t>(perf::kMiscUser | ((prot & PROT_EXEC) ? 0 : perf::kMiscMmapData)), 0};
     m.pid = m.tid = static_cast<uint32_t>(pid);
     m.addr = start;
     m.len = end - start;
@@ -77,7 +80,7 @@ void synthesize_maps(const SynthContext& ctx, pid_t pid) {
     m.inode.ino = ino;
     m.prot = prot;
     m.flags = flags;
-    if (BuildIdPatcher::wants_build_id(name)) {
+    if ((prot & PROT_EXEC) && BuildIdPatcher::wants_build_id(name)) {
       if (auto id = ctx.build_ids.lookup(pid, start, end, makedev(maj, min), ino, name); id && !id->empty()) {
         perf::set_mmap2_build_id(m, id->bytes.data(), id->size);
       }

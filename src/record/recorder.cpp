@@ -16,6 +16,7 @@
 
 #include "format/perf_abi.h"
 #include "format/stream_writer.h"
+#include "format/user_regs.h"
 #include "record/build_id_patcher.h"
 #include "record/cpu_list.h"
 #include "record/event_spec.h"
@@ -238,6 +239,13 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
     a.freq = 1;
     a.sample_freq = opts_.freq.value_or(kDefaultFreq);
   }
+  if (opts_.user_stack_bytes) {
+    // perf's --call-graph dwarf: the kernel walks only the kernel part; the
+    // user part is unwound later from these registers and stack bytes.
+    a.sample_regs_user = perf::kUnwindRegsX86_64;
+    a.sample_stack_user = opts_.user_stack_bytes;
+    a.exclude_callchain_user = 1;
+  }
   a.disabled = 1;
   a.inherit = opts_.inherit ? 1 : 0;
   a.enable_on_exec = (!opts_.command.empty() && !system_wide_) ? 1 : 0;
@@ -255,6 +263,11 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
     a.comm_exec = 1;
     a.task = 1;
     a.build_id = kernel_build_ids_ ? 1 : 0;
+    // With --call-graph dwarf, the data mappings too, as perf records them:
+    // perf's unwinder reads a library's .eh_frame_hdr (in its read-only,
+    // non-executable segment) through them, and stops at the first frame
+    // without them.
+    a.mmap_data = opts_.user_stack_bytes ? 1 : 0;
   }
   return a;
 }
@@ -263,6 +276,7 @@ void Recorder::open_events() {
   sample_type_ = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                  PERF_SAMPLE_PERIOD;
   if (opts_.callchain) sample_type_ |= PERF_SAMPLE_CALLCHAIN;
+  if (opts_.user_stack_bytes) sample_type_ |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
   bool any_tp = std::any_of(parsed_.events.begin(), parsed_.events.end(), [](auto& e) { return e.tracepoint; });
   bool any_ext = std::any_of(opts_.extensions.begin(), opts_.extensions.end(), [](auto& e) { return e->adds_events(); });
   if (any_tp || any_ext) sample_type_ |= PERF_SAMPLE_RAW;
@@ -343,7 +357,7 @@ void Recorder::write_preamble() {
   }
   if (!tps.empty()) out_->write_tracing_data(build_tracing_data(tps));
 
-  SynthContext ctx{*out_, sample_type_, events_.front().ids.front(), build_ids_};
+  SynthContext ctx{*out_, sample_type_, events_.front().ids.front(), build_ids_, opts_.user_stack_bytes != 0};
   synthesize_kernel_maps(ctx);
   write_event_names(*out_, info.events);
 

@@ -36,7 +36,10 @@ struct RecordOptions {
   std::vector<std::string> events;         // -e values (comma lists allowed)
   std::optional<uint64_t> freq;            // -F
   std::optional<uint64_t> period;          // -c
-  bool callchain = false;                  // -g / --call-graph fp
+  bool callchain = false;                  // -g / --call-graph fp|dwarf
+  // --call-graph dwarf[,SIZE]: bytes of user stack copied with each sample
+  // (with the user registers) for DWARF unwinding at report time; 0 = fp.
+  uint32_t user_stack_bytes = 0;
   size_t mmap_pages = 256;                 // -m: data pages per ring buffer (power of two)
   bool inherit = true;                     // --no-inherit clears it
   std::string output = "sonde.data";       // -o, "-" for stdout

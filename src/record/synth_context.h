@@ -15,6 +15,9 @@ struct SynthContext {
   uint64_t sample_type;  // shared by every attr
   uint64_t id;           // the first event's first id: names a known attr
   BuildIdPatcher& build_ids;
+  // Also the non-executable mappings (the tracking attr has mmap_data): DWARF
+  // unwinders read .eh_frame_hdr through them.
+  bool data_maps = false;
 
   // Appends the sample_id trailer (sample_id_all = 1): fields in perf's
   // order, only those in sample_type. Time 0 makes readers deliver the
