@@ -33,6 +33,7 @@ void run_script(const ScriptArgs& args) {
   opts.max_stack = args.max_stack;
   opts.inline_frames = args.inline_frames;
   Symbolizer symbolizer(args.symbols.options());
+  walker.set_buildid_dir(symbolizer.options().cache_root);  // where DWARF unwinding finds objects too
   report::SymbolResolver resolver(symbolizer);
   report::ScriptPrinter printer(walker, args.no_symbols ? nullptr : &resolver, opts, stdout);
   printer.set_extra_fields(probe::sdt_extra_fields);  // decoded SDT arguments

@@ -2,6 +2,7 @@
 // says why). Only report, script and convert read DWARF; libdw also brings
 // liblzma and libbz2, so the other commands no longer load any of the three.
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 
 #include "util/lazy_library.h"
 
@@ -47,6 +48,47 @@ int dwarf_lineno(Dwarf_Line* line, int* linep) { return SONDE_LAZY_CALL(libdw, d
 int dwarf_linecol(Dwarf_Line* line, int* colp) { return SONDE_LAZY_CALL(libdw, dwarf_linecol)(line, colp); }
 const char* dwarf_linesrc(Dwarf_Line* line, Dwarf_Word* mtime, Dwarf_Word* length) {
   return SONDE_LAZY_CALL(libdw, dwarf_linesrc)(line, mtime, length);
+}
+
+
+// libdwfl: DWARF unwinding of --call-graph dwarf samples (report/dwarf_unwinder).
+Dwfl* dwfl_begin(const Dwfl_Callbacks* callbacks) { return SONDE_LAZY_CALL(libdw, dwfl_begin)(callbacks); }
+void dwfl_end(Dwfl* dwfl) { SONDE_LAZY_CALL(libdw, dwfl_end)(dwfl); }
+int dwfl_errno(void) { return SONDE_LAZY_CALL(libdw, dwfl_errno)(); }
+const char* dwfl_errmsg(int err) { return SONDE_LAZY_CALL(libdw, dwfl_errmsg)(err); }
+Dwfl_Module* dwfl_report_elf(Dwfl* dwfl, const char* name, const char* file_name, int fd, GElf_Addr base,
+                             bool add_p_vaddr) {
+  return SONDE_LAZY_CALL(libdw, dwfl_report_elf)(dwfl, name, file_name, fd, base, add_p_vaddr);
+}
+Dwfl_Module* dwfl_addrmodule(Dwfl* dwfl, Dwarf_Addr address) {
+  return SONDE_LAZY_CALL(libdw, dwfl_addrmodule)(dwfl, address);
+}
+const char* dwfl_module_info(Dwfl_Module* mod, void*** userdata, Dwarf_Addr* start, Dwarf_Addr* end,
+                             Dwarf_Addr* dwbias, Dwarf_Addr* symbias, const char** mainfile,
+                             const char** debugfile) {
+  return SONDE_LAZY_CALL(libdw, dwfl_module_info)(mod, userdata, start, end, dwbias, symbias, mainfile, debugfile);
+}
+int dwfl_standard_find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                                 const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
+                                 char** debuginfo_file_name) {
+  return SONDE_LAZY_CALL(libdw, dwfl_standard_find_debuginfo)(mod, userdata, modname, base, file_name,
+                                                               debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+bool dwfl_attach_state(Dwfl* dwfl, Elf* elf, pid_t pid, const Dwfl_Thread_Callbacks* thread_callbacks,
+                       void* dwfl_arg) {
+  return SONDE_LAZY_CALL(libdw, dwfl_attach_state)(dwfl, elf, pid, thread_callbacks, dwfl_arg);
+}
+bool dwfl_thread_state_registers(Dwfl_Thread* thread, int firstreg, unsigned nregs, const Dwarf_Word* regs) {
+  return SONDE_LAZY_CALL(libdw, dwfl_thread_state_registers)(thread, firstreg, nregs, regs);
+}
+void dwfl_thread_state_register_pc(Dwfl_Thread* thread, Dwarf_Word pc) {
+  SONDE_LAZY_CALL(libdw, dwfl_thread_state_register_pc)(thread, pc);
+}
+int dwfl_getthread_frames(Dwfl* dwfl, pid_t tid, int (*callback)(Dwfl_Frame* thread, void* arg), void* arg) {
+  return SONDE_LAZY_CALL(libdw, dwfl_getthread_frames)(dwfl, tid, callback, arg);
+}
+bool dwfl_frame_pc(Dwfl_Frame* state, Dwarf_Addr* pc, bool* isactivation) {
+  return SONDE_LAZY_CALL(libdw, dwfl_frame_pc)(state, pc, isactivation);
 }
 
 }  // extern "C"

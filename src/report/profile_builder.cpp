@@ -357,6 +357,7 @@ class Builder {
 
 Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const ProfileOptions& options) {
   RecordingWalker walker(reader);
+  walker.set_buildid_dir(symbolizer.options().cache_root);  // where DWARF unwinding finds objects too
   Builder b(symbolizer, options);
   walker.run([&](const Sample& s) { b.on_sample(s, walker.space()); }, nullptr, options.progress);
   b.finish();

@@ -101,6 +101,7 @@ void RecordOrderer::publish(bool last) {
   }
   if (!building_.empty()) ready_.push_back(std::move(building_));
   building_ = {};
+  building_bytes_ = 0;
   if (last) done_ = true;
   // A wake-up is a system call: only when the caller waits for this.
   const bool wake = caller_waiting_;
@@ -110,7 +111,8 @@ void RecordOrderer::publish(bool last) {
 
 void RecordOrderer::emit(const Ref& r) {
   building_.push_back(r);
-  if (building_.size() >= kBatch) publish(false);
+  building_bytes_ += r.size + r.trailing;
+  if (building_.size() >= kBatch || building_bytes_ >= kBatchBytes) publish(false);
 }
 
 void RecordOrderer::flush_until(uint64_t limit) {

@@ -9,8 +9,9 @@
 //
 // Each record is copied once, into 256 KiB chunks shared by the two threads:
 // a chunk goes back to the pool when the reader has moved past it and the
-// caller has taken every record in it. At most kMaxReadyBatches batches wait
-// for the caller, so memory stays bounded when the caller is slower.
+// caller has taken every record in it. At most kMaxReadyBatches batches (of
+// at most kBatch records and about kBatchBytes) wait for the caller, so
+// memory stays bounded when the caller is slower.
 #pragma once
 
 #include <atomic>
@@ -85,6 +86,10 @@ class RecordOrderer {
   // 2048: a 2.2M-sample report took 178 ms with batches of 1024 (handing
   // over twice as many), 150 ms with 2048 or 4096; 4096 costs 1.5 MB more.
   static constexpr size_t kBatch = 2048;
+  // ... or fewer when they are big: 2048 --call-graph dwarf samples (8 KiB
+  // of stack each) made batches of 17 MB, and a report of a 51 MB file
+  // peaked at 56 MB; with 1 MiB batches at 17 MB.
+  static constexpr size_t kBatchBytes = size_t{1} << 20;
   static constexpr size_t kMaxReadyBatches = 2;
 
   void read_all();  // the reading thread
@@ -105,6 +110,7 @@ class RecordOrderer {
   perf::Session session_;  // its own, for timestamps
   std::vector<Queued> queue_;
   std::vector<Ref> building_;
+  size_t building_bytes_ = 0;
   Chunk* current_ = nullptr;
   uint64_t seq_ = 0, max_time_ = 0, limit_ = 0;
 

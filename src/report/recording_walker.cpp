@@ -9,12 +9,19 @@ namespace sonde::report {
 
 using namespace sonde::perf;
 
+RecordingWalker::RecordingWalker(RecordReader& reader) : reader_(reader) {}
+RecordingWalker::~RecordingWalker() = default;
+
 void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record) {
   switch (rec.header.type) {
     case kSample: {
       std::string why;
       if (session_.decode_sample(rec, sample_, &why)) {
         ++stats_.samples;
+        if (!sample_.regs_user.empty() && !sample_.stack_user.empty()) {
+          if (!unwinder_) unwinder_ = std::make_unique<DwarfUnwinder>(buildid_dir_);
+          unwinder_->unwind(sample_, sample_.event->attr.sample_regs_user, space_);
+        }
         on_sample(sample_);
       } else {
         if (stats_.bad_samples++ == 0) stats_.first_bad_sample = why;
@@ -31,6 +38,9 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
       break;
   }
   space_.on_record(rec);
+  // An exec replaces every object of the process.
+  if (unwinder_ && rec.header.type == kComm && (rec.header.misc & kMiscCommExec) && rec.bytes.size() >= 16)
+    unwinder_->forget(load<uint32_t>(rec.bytes.data() + 8));
   if (on_record) on_record(rec);
 }
 

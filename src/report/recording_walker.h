@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "format/session.h"
 #include "format/stream_reader.h"
 #include "report/address_space.h"
+#include "report/dwarf_unwinder.h"
 
 namespace sonde::report {
 
@@ -34,7 +36,13 @@ class RecordingWalker {
   using SampleFn = std::function<void(const perf::Sample&)>;
   using RecordFn = std::function<void(const perf::RecordView&)>;
 
-  explicit RecordingWalker(perf::RecordReader& reader) : reader_(reader) {}
+  explicit RecordingWalker(perf::RecordReader& reader);
+  ~RecordingWalker();
+
+  // Samples with user registers and stack (--call-graph dwarf) are unwound
+  // before delivery (report/dwarf_unwinder.h), finding objects in this
+  // build-id cache ("" = the default root).
+  void set_buildid_dir(std::string root) { buildid_dir_ = std::move(root); }
 
   // Delivers every sample in time order. `on_record` (optional) sees every
   // non-metadata record in the same order, after the address space has.
@@ -46,6 +54,8 @@ class RecordingWalker {
   const perf::Session& session() const { return session_; }
   const AddressSpace& space() const { return space_; }
   const WalkStats& stats() const { return stats_; }
+  // nullptr until a sample needed unwinding.
+  const DwarfUnwinder* unwinder() const { return unwinder_.get(); }
 
  private:
   void deliver(const perf::RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record);
@@ -55,6 +65,8 @@ class RecordingWalker {
   AddressSpace space_;
   WalkStats stats_;
   perf::Sample sample_;
+  std::string buildid_dir_;
+  std::unique_ptr<DwarfUnwinder> unwinder_;
 };
 
 }  // namespace sonde::report

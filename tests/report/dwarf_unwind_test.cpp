@@ -1,0 +1,129 @@
+// --call-graph dwarf: sonde records the user registers and stack, and its
+// readers unwind them with the objects' CFI. The fixture's hot function is a
+// qsort callback, so every hot stack crosses libc's msort (no frame
+// pointers): only CFI gets from there back to main. perf 6.1 unwinds the same
+// samples on its own, which makes it the oracle, frame by frame.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "support/test_support.h"
+
+using namespace sonde::test;
+
+namespace {
+
+class DwarfUnwind : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    bin_ = *dir_ / "unwind_qsort";
+    ASSERT_TRUE(compile_fixture("unwind_qsort.c", bin_, "-O2 -fomit-frame-pointer"));
+    data_ = *dir_ / "dwarf.data";
+    auto r = sh(sonde_bin() + " record -q -N --call-graph dwarf -o " + data_ + " -- " + bin_ + " 150 >/dev/null");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static TempDir* dir_;
+  static std::string bin_, data_;
+};
+TempDir* DwarfUnwind::dir_ = nullptr;
+std::string DwarfUnwind::bin_, DwarfUnwind::data_;
+
+// One list of function names per sample, leaf first, from `perf script
+// -F ip,sym` or `sonde script` output (frames: "\t ADDR NAME+OFF (DSO)").
+std::vector<std::vector<std::string>> chains(const std::string& script) {
+  static const std::regex frame(R"(^\s+[0-9a-f]+ (.+?)(\+0x[0-9a-f]+)?( \(.*\))?$)");
+  std::vector<std::vector<std::string>> out;
+  bool in_sample = false;
+  for (const auto& l : lines(script)) {
+    if (l.empty()) {
+      in_sample = false;
+      continue;
+    }
+    std::smatch m;
+    if ((l[0] == '\t' || l[0] == ' ') && std::regex_match(l, m, frame)) {
+      if (!in_sample) out.emplace_back();
+      in_sample = true;
+      out.back().push_back(m[1]);
+    }
+  }
+  return out;
+}
+
+size_t count_with(const std::vector<std::vector<std::string>>& cs, const std::string& leaf, const std::string& caller) {
+  size_t n = 0;
+  for (const auto& c : cs)
+    if (!c.empty() && c.front() == leaf && std::find(c.begin(), c.end(), caller) != c.end()) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_F(DwarfUnwind, EverySampleUnwindsToTheSameFramesAsPerf) {
+  auto perf = sh("perf script --no-inline -F ip,sym -i " + data_ + " 2>/dev/null");
+  ASSERT_EQ(perf.exit_code, 0);
+  auto ours = run({sonde_bin(), "script", "-i", data_});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto p = chains(perf.out), s = chains(ours.out);
+  ASSERT_GT(s.size(), 300u);
+  ASSERT_EQ(s.size(), p.size());
+  size_t same = 0;
+  std::string first_difference;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == p[i]) {
+      ++same;
+    } else if (first_difference.empty()) {
+      for (const auto& f : p[i]) first_difference += " perf:" + f;
+      first_difference += "\n";
+      for (const auto& f : s[i]) first_difference += " sonde:" + f;
+    }
+  }
+  EXPECT_EQ(same, s.size()) << first_difference;
+  // And the stacks are whole: the callback's samples reach main through
+  // libc's qsort.
+  size_t in_callback = count_with(s, "cmp_desc", "cmp_desc");
+  EXPECT_GT(in_callback, 50u);
+  EXPECT_EQ(count_with(s, "cmp_desc", "main"), in_callback);
+  EXPECT_EQ(count_with(s, "cmp_desc", "sort_round"), in_callback);
+}
+
+TEST_F(DwarfUnwind, ReportAttributesTheCallbackToItsCallersWhereFramePointersCannot) {
+  auto children = [](const std::string& out, const std::string& sym) {
+    static const std::regex row(R"(^\s+([0-9.]+)%\s+[0-9.]+%.*\[\.\] (\S+)\s*$)");
+    for (const auto& l : lines(out)) {
+      std::smatch m;
+      if (std::regex_match(l, m, row) && m[2] == sym) return std::stod(m[1]);
+    }
+    return 0.0;
+  };
+  auto rep = run({sonde_bin(), "report", "--children", "--sort", "sym", "-i", data_});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_GT(children(rep.out, "main"), 95.0) << rep.out;
+  EXPECT_GT(children(rep.out, "sort_round"), 95.0) << rep.out;
+  // The same program with frame-pointer chains: libc's msort has none, so
+  // most samples never reach main.
+  std::string fp = *dir_ / "fp.data";
+  auto r = sh(sonde_bin() + " record -q -N -g -o " + fp + " -- " + bin_ + " 150 >/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto fp_rep = run({sonde_bin(), "report", "--children", "--sort", "sym", "-i", fp});
+  EXPECT_LT(children(fp_rep.out, "main"), 50.0) << fp_rep.out;
+}
+
+TEST_F(DwarfUnwind, PerfsOwnDwarfRecordingUnwindsTheSame) {
+  std::string pd = *dir_ / "perf-dwarf.data";
+  auto r = sh("perf record -q -N --call-graph dwarf -o " + pd + " -- " + bin_ + " 60 >/dev/null 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto perf = sh("perf script --no-inline -F ip,sym -i " + pd + " 2>/dev/null");
+  auto ours = run({sonde_bin(), "script", "-i", pd});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto p = chains(perf.out), s = chains(ours.out);
+  ASSERT_EQ(s.size(), p.size());
+  ASSERT_GT(s.size(), 100u);
+  size_t same = 0;
+  for (size_t i = 0; i < s.size(); ++i) same += s[i] == p[i];
+  EXPECT_EQ(same, s.size());
+}
