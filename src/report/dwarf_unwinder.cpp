@@ -3,12 +3,16 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include <sys/mman.h>
+
 #include <cstring>
 #include <optional>
 
 #include "cache/buildid_cache.h"
+#include "elf/vdso.h"
 #include "format/perf_abi.h"
 #include "format/user_regs.h"
+#include "util/fd.h"
 
 namespace sonde::report {
 
@@ -47,6 +51,7 @@ struct DwarfUnwinder::Impl {
   std::optional<BuildIdCache> cache;
   std::unordered_map<uint32_t, std::unique_ptr<Process>> processes;
   std::unordered_map<uint32_t, std::string> binaries;  // by Mapping::index; "" = none usable
+  UniqueFd vdso_fd;                                     // running_vdso_file()
   Dwfl_Callbacks callbacks{};
   Dwfl_Thread_Callbacks thread_callbacks{};
 
@@ -82,6 +87,7 @@ struct DwarfUnwinder::Impl {
     if (!m.build_id.empty()) {
       if (auto p = cache->lookup(m.build_id, m.path == "[vdso]" ? "vdso" : "elf")) found = *p;
     }
+    if (found.empty() && m.path == "[vdso]") found = running_vdso_file(m.build_id);
     if (found.empty() && !m.path.empty() && m.path.front() == '/') {
       for (std::string c : {"/proc/" + std::to_string(m.pid) + "/root" + std::string(m.path), std::string(m.path)}) {
         auto id = read_build_id(c);
@@ -92,6 +98,22 @@ struct DwarfUnwinder::Impl {
       }
     }
     return binaries.emplace(m.index, std::move(found)).first->second;
+  }
+
+  // This kernel's vdso, when it is the recorded one (same build-id), as a
+  // file libdwfl can open: a memfd holding a copy of this process's image.
+  std::string running_vdso_file(const BuildId& id) {
+    auto image = own_vdso();
+    auto own_id = image.empty() ? std::nullopt : read_build_id(image);
+    if (!own_id || (!id.empty() && !(*own_id == id))) return "";
+    if (!vdso_fd) {
+      vdso_fd.reset(::memfd_create("sonde-vdso", MFD_CLOEXEC));
+      if (!vdso_fd || !write_all(vdso_fd.get(), image.data(), image.size())) {
+        vdso_fd.reset();
+        return "";
+      }
+    }
+    return "/proc/self/fd/" + std::to_string(vdso_fd.get());
   }
 
   // Makes sure libdwfl knows the object holding `pc` (perf's report_module).

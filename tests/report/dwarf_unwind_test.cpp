@@ -5,6 +5,7 @@
 // samples on its own, which makes it the oracle, frame by frame.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 
 #include "support/test_support.h"
@@ -126,4 +127,24 @@ TEST_F(DwarfUnwind, PerfsOwnDwarfRecordingUnwindsTheSame) {
   size_t same = 0;
   for (size_t i = 0; i < s.size(); ++i) same += s[i] == p[i];
   EXPECT_EQ(same, s.size());
+}
+
+// Unwinding out of the vdso needs its CFI. With no cached copy (-N, an empty
+// cache), the running kernel's own vdso serves, since its build-id matches.
+TEST_F(DwarfUnwind, VdsoFramesUnwindWithoutACachedCopy) {
+  std::string bin = *dir_ / "vdso_loop";
+  ASSERT_TRUE(compile_fixture("sym_vdso.c", bin, "-O2 -fomit-frame-pointer"));
+  std::string env = "SONDE_BUILDID_DIR=" + (*dir_ / "empty-cache") + " ";
+  std::string data = *dir_ / "vdso.data";
+  // (The fixture's exit status is its checksum's low bit.)
+  auto r = sh(env + sonde_bin() + " record -q -N --call-graph dwarf -o " + data + " -- sh -c '" + bin +
+              " 3000000 || true'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto ours = sh(env + sonde_bin() + " script -i " + data);
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto s = chains(ours.out);
+  size_t in_vdso = count_with(s, "__vdso_clock_gettime", "__vdso_clock_gettime");
+  EXPECT_GT(in_vdso, 20u) << ours.out.substr(0, 3000);
+  EXPECT_EQ(count_with(s, "__vdso_clock_gettime", "main"), in_vdso) << ours.out.substr(0, 3000);
+  EXPECT_FALSE(std::filesystem::exists(*dir_ / "empty-cache/[vdso]")) << "-N keeps nothing";
 }
