@@ -148,3 +148,22 @@ TEST_F(DwarfUnwind, VdsoFramesUnwindWithoutACachedCopy) {
   EXPECT_EQ(count_with(s, "__vdso_clock_gettime", "main"), in_vdso) << ours.out.substr(0, 3000);
   EXPECT_FALSE(std::filesystem::exists(*dir_ / "empty-cache/[vdso]")) << "-N keeps nothing";
 }
+
+// A probe hit is a sample too: with --call-graph dwarf each one carries the
+// stack that led to the probe, unwound like any other.
+TEST_F(DwarfUnwind, SdtProbeHitsCarryTheirWholeStack) {
+  std::string bin = *dir_ / "forms";
+  ASSERT_TRUE(compile_fixture("sdt_forms.c", bin, "-O2 -fomit-frame-pointer"));
+  std::string data = *dir_ / "sdt.data";
+  auto r = sh(sonde_bin() + " record -q -N --call-graph dwarf -e '%sfix:regs' -o " + data + " -- " + bin +
+              " 7 >/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto ours = run({sonde_bin(), "script", "-i", data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_EQ(count_lines_with(ours.out, "%sfix:regs: arg1=-5 arg2=250"), 7u) << ours.out;
+  size_t whole = 0;
+  for (const auto& c : chains(ours.out))
+    whole += std::find(c.begin(), c.end(), "main") != c.end() &&
+             std::find(c.begin(), c.end(), "__libc_start_call_main") != c.end();
+  EXPECT_EQ(whole, 7u) << ours.out;
+}
