@@ -6,6 +6,7 @@
 #include "format/stream_reader.h"
 #include "probe/sdt_format.h"
 #include "report/recording_walker.h"
+#include "report/script_fields.h"
 #include "report/script_printer.h"
 #include "report/symbol_resolver.h"
 #include "symbol/symbolizer.h"
@@ -21,10 +22,22 @@ struct ScriptArgs {
   bool build_ids = false;
   size_t max_stack = 0;
   bool inline_frames = false;
+  std::string fields;
+  bool hide_callchain = false;
   SymbolArgs symbols;
 };
 
 void run_script(const ScriptArgs& args) {
+  // Options first: a usage error must not wait for (or half-print) the input.
+  uint32_t fields = 0;
+  if (!args.fields.empty()) {
+    fields = report::parse_script_fields(args.fields);
+    if (args.no_symbols || args.build_ids || args.inline_frames)
+      throw_usage("-F cannot be combined with --no-symbols, --build-ids or --inline (select sym, symoff, dso)");
+  } else if (args.hide_callchain) {
+    // perf's default fields for a sample event, on one line each.
+    fields = report::parse_script_fields("comm,tid,time,period,event,ip,sym,dso");
+  }
   auto reader = perf::open_recording(args.input);
   report::RecordingWalker walker(*reader);
   report::ScriptOptions opts;
@@ -32,6 +45,8 @@ void run_script(const ScriptArgs& args) {
   opts.build_ids = args.build_ids;
   opts.max_stack = args.max_stack;
   opts.inline_frames = args.inline_frames;
+  opts.fields = fields;
+  opts.hide_callchain = args.hide_callchain;
   Symbolizer symbolizer(args.symbols.options());
   walker.set_buildid_dir(symbolizer.options().cache_root);  // where DWARF unwinding finds objects too
   report::SymbolResolver resolver(symbolizer);
@@ -66,6 +81,11 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--build-ids", args->build_ids, "Append each frame's build-id");
   cmd->add_option("--max-stack", args->max_stack, "Print at most this many frames per sample (0: all)");
   cmd->add_flag("--inline", args->inline_frames, "Also print the functions inlined at each frame (DWARF)");
+  cmd->add_option("-F,--fields", args->fields,
+                  "Print these fields as perf script -F does: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,"
+                  "dso (ip: the call chain below the line, if recorded)");
+  cmd->add_flag("-G,--hide-call-graph", args->hide_callchain,
+                "Only the sampled address, on the sample's line (alone: perf's default fields)");
   args->symbols.add_to(cmd);
   cmd->callback([args] { run_script(*args); });
 }

@@ -155,23 +155,28 @@ void ScriptPrinter::format_frame(const Frame& f, uint32_t pid, fmt::memory_buffe
   buf.push_back('\n');
 }
 
-void ScriptPrinter::print(const Sample& s) {
+void ScriptPrinter::append_trace(const Sample& s, std::string_view sep) {
   auto out = fmt::appender(buf_);
-  std::string_view comm = walker_.space().comm(s.pid, s.tid);
-  if (comm.empty()) comm = ":" ;
-  const std::string& event = s.event->name;
-  // The command starts the line unpadded, as perf script prints it with call
-  // chains: stackcollapse-perf.pl's header regex wants no leading blank.
-  append_sample_header(buf_, comm, s, event);
   if (s.event->attr.type == PERF_TYPE_TRACEPOINT && !s.raw.empty()) {
     if (!formats_loaded_) {
       formats_ = parse_tracing_data(walker_.session().tracing_data());
       formats_loaded_ = true;
     }
     auto it = formats_.find(s.event->attr.config);
-    if (it != formats_.end()) fmt::format_to(out, " {}", format_tracepoint_fields(it->second, s.raw));
+    if (it != formats_.end()) fmt::format_to(out, "{}{}", sep, format_tracepoint_fields(it->second, s.raw));
   }
-  if (extra_ && extra_(s, extra_text_)) fmt::format_to(out, " {}", extra_text_);
+  if (extra_ && extra_(s, extra_text_)) fmt::format_to(out, "{}{}", sep, extra_text_);
+}
+
+void ScriptPrinter::print(const Sample& s) {
+  if (options_.fields) return print_fields(s);
+  std::string_view comm = walker_.space().comm(s.pid, s.tid);
+  if (comm.empty()) comm = ":" ;
+  const std::string& event = s.event->name;
+  // The command starts the line unpadded, as perf script prints it with call
+  // chains: stackcollapse-perf.pl's header regex wants no leading blank.
+  append_sample_header(buf_, comm, s, event);
+  append_trace(s, " ");
   buf_.push_back('\n');
   sample_frames(s, walker_.space(), frames_, options_.max_stack);
   for (const Frame& f : frames_) print_frame(f, s.pid);

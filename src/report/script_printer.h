@@ -23,6 +23,8 @@ struct ScriptOptions {
   bool build_ids = false;  // append the build-id to each frame
   size_t max_stack = 0;
   bool inline_frames = false;  // also print the functions inlined at each frame
+  uint32_t fields = 0;         // -F (ScriptField bits): perf's layout of those fields; 0 = sonde's line
+  bool hide_callchain = false;  // -G: with -F ip, the sampled address only
 };
 
 class ScriptPrinter {
@@ -38,6 +40,10 @@ class ScriptPrinter {
 
  private:
   void print_frame(const Frame& f, uint32_t pid);
+  void print_fields(const perf::Sample& s);  // script_fields.cpp
+  void append_frame_fields(const Frame& f, uint32_t pid, uint32_t fields, bool in_chain);
+  // Tracepoint fields or the extra fields (SDT arguments), after `sep`.
+  void append_trace(const perf::Sample& s, std::string_view sep);
   void format_frame(const Frame& f, uint32_t pid, fmt::memory_buffer& buf);
 
   struct FrameKey {
@@ -63,6 +69,7 @@ class ScriptPrinter {
   bool formats_loaded_ = false;
   std::unordered_map<uint64_t, perf::TracepointFormat> formats_;
   ExtraFields extra_;
+  size_t event_width_ = 0;  // -F event: the longest event name
 };
 
 }  // namespace sonde::report
