@@ -92,7 +92,8 @@ std::vector<std::string> own_cmdline() {
 void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& exit_code) {
   record::RecordOptions o;
   o.events = a.events;
-  if (a.freq_given) o.freq = parse_u64("-F", a.freq);
+  if (a.freq_given && a.freq == "max") o.freq_max = true;
+  else if (a.freq_given) o.freq = parse_u64("-F", a.freq);
   if (a.period_given) o.period = parse_u64("-c", a.period);
   if (a.pages_given) o.mmap_pages = parse_u64("-m", a.pages);
   if (!a.call_graph.empty()) o.user_stack_bytes = parse_call_graph(a.call_graph);
@@ -149,7 +150,8 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_option("-e,--event", a->events,
                    "Event(s), repeatable, comma lists allowed: cpu-clock (default), task-clock, page-faults, "
                    "context-switches, ..., cycles[:u|:k], ..., tracepoints system:name (globs allowed)");
-  auto* freq = cmd->add_option("-F,--freq", a->freq, "Sampling frequency in Hz (default 4000)");
+  auto* freq = cmd->add_option("-F,--freq", a->freq,
+                               "Sampling frequency in Hz (default 4000), or max (kernel.perf_event_max_sample_rate)");
   auto* period = cmd->add_option("-c,--count", a->period, "Sample every N events instead of -F");
   cmd->add_flag("-g", a->callchain, "Record frame-pointer call chains");
   cmd->add_option("--call-graph", a->call_graph,

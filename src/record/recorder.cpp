@@ -159,13 +159,15 @@ void Recorder::validate() {
   if (opts_.freq && (*opts_.freq == 0 || *opts_.freq > kMaxFreq))
     throw_usage("invalid -F {}: the frequency must be 1..{} Hz", *opts_.freq, kMaxFreq);
   if (opts_.period && *opts_.period == 0) throw_usage("invalid -c 0: the period must be at least 1");
+  if (opts_.freq_max && (opts_.freq || opts_.period)) throw_usage("-F max and -F/-c cannot be used together");
   if (!opts_.period) {
     // The kernel rejects a frequency above this limit with a bare EINVAL, and
     // lowers the limit by itself when sampling interrupts take too long: like
     // perf, use the limit and say so.
-    uint64_t freq = opts_.freq.value_or(kDefaultFreq);
     auto max_text = read_first_line("/proc/sys/kernel/perf_event_max_sample_rate");
     uint64_t max = max_text ? std::strtoull(max_text->c_str(), nullptr, 10) : 0;
+    if (opts_.freq_max) opts_.freq = max > 0 ? std::min(max, kMaxFreq) : kDefaultFreq;  // as perf's -F max
+    uint64_t freq = opts_.freq.value_or(kDefaultFreq);
     if (max > 0 && freq > max) {
       std::fprintf(stderr, "sonde record: warning: -F %llu lowered to %llu (kernel.perf_event_max_sample_rate)\n",
                    static_cast<unsigned long long>(freq), static_cast<unsigned long long>(max));

@@ -35,6 +35,7 @@ using ExtensionFactory =
 struct RecordOptions {
   std::vector<std::string> events;         // -e values (comma lists allowed)
   std::optional<uint64_t> freq;            // -F
+  bool freq_max = false;                   // -F max: kernel.perf_event_max_sample_rate
   std::optional<uint64_t> period;          // -c
   bool callchain = false;                  // -g / --call-graph fp|dwarf
   // --call-graph dwarf[,SIZE]: bytes of user stack copied with each sample

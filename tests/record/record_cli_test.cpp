@@ -130,3 +130,20 @@ TEST(RecordCli, SigtermWithAWorkloadEndsTheWorkloadAndFlushes) {
 }
 
 }  // namespace
+
+// perf's -F max: the kernel's current limit, read when recording starts.
+TEST(RecordCli, FreqMaxIsTheKernelsLimit) {
+  TempDir dir;
+  std::string out = dir / "max.data";
+  auto limit = slurp("/proc/sys/kernel/perf_event_max_sample_rate");
+  limit = limit.substr(0, limit.find('\n'));
+  auto r = run({sonde_bin(), "record", "-q", "-F", "max", "-o", out, "--", "true"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // the limit is what was asked for: no warning
+  auto ev = run({"perf", "evlist", "-v", "-i", out});
+  EXPECT_NE(ev.out.find("sample_freq }: " + limit + ","), std::string::npos) << limit << "\n" << ev.out;
+  auto both = run({sonde_bin(), "record", "-F", "max", "-c", "1000", "-o", out + "2", "--", "true"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("-F max and -F/-c cannot be used together"), std::string::npos) << both.err;
+  EXPECT_FALSE(file_exists(out + "2"));
+}
