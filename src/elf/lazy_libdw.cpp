@@ -68,12 +68,6 @@ const char* dwfl_module_info(Dwfl_Module* mod, void*** userdata, Dwarf_Addr* sta
                              const char** debugfile) {
   return SONDE_LAZY_CALL(libdw, dwfl_module_info)(mod, userdata, start, end, dwbias, symbias, mainfile, debugfile);
 }
-int dwfl_standard_find_debuginfo(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
-                                 const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
-                                 char** debuginfo_file_name) {
-  return SONDE_LAZY_CALL(libdw, dwfl_standard_find_debuginfo)(mod, userdata, modname, base, file_name,
-                                                               debuglink_file, debuglink_crc, debuginfo_file_name);
-}
 bool dwfl_attach_state(Dwfl* dwfl, Elf* elf, pid_t pid, const Dwfl_Thread_Callbacks* thread_callbacks,
                        void* dwfl_arg) {
   return SONDE_LAZY_CALL(libdw, dwfl_attach_state)(dwfl, elf, pid, thread_callbacks, dwfl_arg);

@@ -10,7 +10,6 @@
 
 #include "cache/buildid_cache.h"
 #include "elf/vdso.h"
-#include "format/perf_abi.h"
 #include "format/user_regs.h"
 #include "util/fd.h"
 
@@ -33,8 +32,13 @@ constexpr int kDwarfToPerf[17] = {PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86
                                   PERF_REG_X86_IP};
 
 // Objects come from the files sonde found and verified: libdwfl is never
-// asked to look for one itself.
+// asked to look for one itself, nor for separate debug files (its standard
+// search would also ask debuginfod servers, on the reading path of every
+// report; x86-64 code carries its CFI in .eh_frame).
 int no_elf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
+int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word, char**) {
+  return -1;
+}
 
 }  // namespace
 
@@ -68,7 +72,7 @@ struct DwarfUnwinder::Impl {
 
   explicit Impl(std::string root) : cache_root(std::move(root)) {
     callbacks.find_elf = no_elf;
-    callbacks.find_debuginfo = dwfl_standard_find_debuginfo;  // .debug_frame from /usr/lib/debug
+    callbacks.find_debuginfo = no_debuginfo;
     thread_callbacks.next_thread = next_thread;
     thread_callbacks.get_thread = get_thread;
     thread_callbacks.memory_read = memory_read;

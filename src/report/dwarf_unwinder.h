@@ -1,8 +1,7 @@
 // Unwinds the user part of `--call-graph dwarf` samples (PERF_SAMPLE_REGS_USER
 // + PERF_SAMPLE_STACK_USER) with the objects' DWARF CFI, as perf's
 // unwind-libdw does: libdwfl walks the frames, reading the stack from the
-// sample's copy and the CFI (.eh_frame, or .debug_frame from a debug file)
-// from the mapped objects. The sample's call chain is then the kernel part
+// sample's copy and the CFI (.eh_frame) from the mapped objects. The sample's call chain is then the kernel part
 // it came with, PERF_CONTEXT_USER, and the unwound addresses, leaf first
 // (return addresses minus one, as perf stores them), so every consumer of
 // call chains works unchanged.
