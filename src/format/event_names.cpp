@@ -8,7 +8,7 @@ namespace sonde::perf {
 
 namespace {
 
-constexpr std::array<NamedEvent, 23> kEvents{{
+constexpr std::array<NamedEvent, 24> kEvents{{
     {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
     {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
     {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
@@ -23,6 +23,7 @@ constexpr std::array<NamedEvent, 23> kEvents{{
     {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
     {"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
     {"bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT},
+    {"cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES},
     {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
     {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
     {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
@@ -41,6 +42,8 @@ std::optional<NamedEvent> find_generic_event(std::string_view name) {
     if (e.name == name) return e;
   return std::nullopt;
 }
+
+std::span<const NamedEvent> generic_events() { return kEvents; }
 
 std::string default_event_name(const perf_event_attr& attr) {
   // The first entry for a (type, config) pair is the canonical name.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,9 @@ struct NamedEvent {
 
 // Looks up "cpu-clock", "page-faults", "cycles", ... (with perf's aliases).
 std::optional<NamedEvent> find_generic_event(std::string_view name);
+// Every name find_generic_event knows; for one (type, config) the canonical
+// name comes first, then its aliases.
+std::span<const NamedEvent> generic_events();
 
 // A readable name for an attr when the stream names none: the generic name,
 // or "type:config" in hex.
