@@ -420,6 +420,12 @@ bool SdtExtension::rewrite_sample(std::span<uint8_t> record) {
   for (uint64_t field : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_ID})
     if (int at = perf::sample_field_offset(attr_.sample_type, field); at >= 0)
       std::memcpy(record.data() + sizeof(perf::RecordHeader) + at, &id, 8);
+  // A bpf-output event counts nothing: the kernel writes period 0, and
+  // reports weighted by period (perf's and sonde's) showed every probe at
+  // 0%. One hit is one event.
+  const uint64_t one = 1;
+  if (int at = perf::sample_field_offset(attr_.sample_type, PERF_SAMPLE_PERIOD); at >= 0)
+    std::memcpy(record.data() + sizeof(perf::RecordHeader) + at, &one, 8);
   return true;
 }
 

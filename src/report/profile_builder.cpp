@@ -155,6 +155,16 @@ class Builder {
       if ((opts_.inline_frames || opts_.srclines) && r.resolved()) add_lines(loc, f, pid);
     }
     pending_.clear();
+    // An event whose samples all carry period 0 (bpf-output: SDT probe hits
+    // in recordings older than the recorder's fix, or perf's own) counts
+    // its samples instead: else every row would be 0%.
+    for (size_t ev = 0; ev < profile_.events.size(); ++ev) {
+      auto& pe = profile_.events[ev];
+      if (pe.period != 0 || pe.samples == 0) continue;
+      pe.period = pe.samples;
+      for (auto& ps : profile_.samples)
+        if (ps.event == ev) ps.period = ps.count;
+    }
   }
 
   Profile take() { return std::move(profile_); }
