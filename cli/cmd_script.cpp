@@ -61,6 +61,8 @@ void run_script(const ScriptArgs& args) {
   printer.flush();
   const auto& st = walker.stats();
   for (const auto& note : symbolizer.notes()) std::fprintf(stderr, "sonde script: %s\n", note.c_str());
+  if (const report::DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty())
+    std::fprintf(stderr, "sonde script: %s\n", u->note().c_str());
   if (st.lost_samples) std::fprintf(stderr, "sonde script: %llu samples were lost while recording\n", (unsigned long long)st.lost_samples);
   if (st.bad_samples)
     std::fprintf(stderr, "sonde script: skipped %llu malformed samples (first: %s)\n", (unsigned long long)st.bad_samples,

@@ -227,4 +227,12 @@ bool DwarfUnwinder::unwind(perf::Sample& s, uint64_t regs_mask, const AddressSpa
 
 void DwarfUnwinder::forget(uint32_t pid) { impl_->processes.erase(pid); }
 
+std::string DwarfUnwinder::note() const {
+  const uint64_t stuck = stats_.samples - stats_.unwound;
+  if (stuck == 0) return "";
+  return std::to_string(stuck) + " of " + std::to_string(stats_.samples) +
+         " samples with a user stack were not unwound past the sampled function (its object was not found by "
+         "build-id, or has no CFI there)";
+}
+
 }  // namespace sonde::report

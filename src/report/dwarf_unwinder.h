@@ -46,6 +46,9 @@ class DwarfUnwinder {
   void forget(uint32_t pid);
 
   const UnwindStats& stats() const { return stats_; }
+  // One line for the user when samples could not be unwound past the
+  // sampled function (their object not found, or without CFI), else "".
+  std::string note() const;
 
   struct Impl;
 

@@ -384,6 +384,7 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   p.truncated_bytes = walker.stats().truncated_bytes;
   p.notes = symbolizer.notes();
   if (!walker.stats().stop_error.empty()) p.notes.push_back("input ended early: " + walker.stats().stop_error);
+  if (const DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty()) p.notes.push_back(u->note());
   if (walker.stats().bad_samples)
     p.notes.push_back(fmt::format("skipped {} malformed samples ({})", walker.stats().bad_samples, walker.stats().first_bad_sample));
   return b.take();

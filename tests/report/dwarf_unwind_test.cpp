@@ -170,3 +170,30 @@ TEST_F(DwarfUnwind, SdtProbeHitsCarryTheirWholeStack) {
              std::find(c.begin(), c.end(), "__libc_start_call_main") != c.end();
   EXPECT_EQ(whole, 7u) << ours.out;
 }
+
+// Without the program's binary (deleted, nothing cached) its samples cannot
+// be unwound: they keep the sampled address, and the reader says how many.
+TEST_F(DwarfUnwind, SamplesThatCannotBeUnwoundAreCountedInANote) {
+  std::string bin = *dir_ / "gone";
+  ASSERT_TRUE(compile_fixture("unwind_qsort.c", bin, "-O2 -fomit-frame-pointer"));
+  std::string env = "SONDE_BUILDID_DIR=" + (*dir_ / "no-cache") + " ";
+  std::string data = *dir_ / "gone.data";
+  auto r = sh(env + sonde_bin() + " record -q -N --call-graph dwarf -o " + data + " -- " + bin + " 60 >/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::filesystem::remove(bin);
+  auto script = sh(env + sonde_bin() + " script -i " + data);
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  // Samples in the binary itself (cmp_desc, sort_round) cannot be walked:
+  // there is no CFI to start from.
+  size_t leaf_in_binary = 0;
+  for (const auto& c : chains(script.out)) leaf_in_binary += c.size() == 1 && c.front() == "[unknown]";
+  EXPECT_GT(leaf_in_binary, 20u) << script.out.substr(0, 2000);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(script.err, m, std::regex(R"(sonde script: (\d+) of (\d+) samples with a user stack were not unwound past the sampled function)")))
+      << script.err;
+  EXPECT_GE(std::stoul(m[1]), leaf_in_binary);
+  auto rep = sh(env + sonde_bin() + " report -i " + data);
+  EXPECT_NE(rep.out.find("# note: " + std::string(m[1]) + " of " + std::string(m[2]) + " samples with a user stack"),
+            std::string::npos)
+      << rep.out.substr(0, 3000);
+}
