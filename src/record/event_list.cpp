@@ -3,16 +3,14 @@
 #include <dirent.h>
 #include <fnmatch.h>
 #include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 
 #include "format/event_names.h"
+#include "record/perf_event.h"
 #include "record/tracing_data.h"
 #include "util/error.h"
-#include "util/fd.h"
 
 namespace sonde::record {
 
@@ -30,7 +28,7 @@ std::vector<std::string> entries(const std::string& dir) {
 }
 
 // Why a hardware event cannot be opened for this process, or "" if it can.
-std::string hardware_problem(uint64_t config) {
+std::string hardware_problem(const std::string& name, uint64_t config) {
   perf_event_attr a{};
   a.size = sizeof a;
   a.type = PERF_TYPE_HARDWARE;
@@ -38,12 +36,12 @@ std::string hardware_problem(uint64_t config) {
   a.disabled = 1;
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
-  UniqueFd fd(static_cast<int>(::syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
-  if (fd) return "";
-  // Without a PMU the kernel answers ENOENT (or EOPNOTSUPP) for every
-  // hardware event; anything else is worth quoting.
-  if (errno == ENOENT || errno == EOPNOTSUPP) return "not supported here: no hardware PMU";
-  return "cannot be opened here: " + errno_text(errno);
+  try {
+    open_event(a, 0, -1, name);
+    return "";
+  } catch (const Error& e) {
+    return has_cpu_pmu() ? e.what() : "not supported here: no hardware PMU";
+  }
 }
 
 }  // namespace
@@ -71,7 +69,7 @@ std::vector<ListedEvent> list_events(const std::vector<std::string>& globs, std:
     }
     if (!match) continue;
     if (all[i].type == PERF_TYPE_HARDWARE)
-      hardware.push_back({label, "Hardware event", hardware_problem(all[i].config)});
+      hardware.push_back({label, "Hardware event", hardware_problem(std::string(all[i].name), all[i].config)});
     else
       software.push_back({label, "Software event", ""});
   }

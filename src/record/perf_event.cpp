@@ -17,13 +17,13 @@ int sys_perf_event_open(const perf_event_attr& attr, pid_t pid, int cpu) {
   return static_cast<int>(::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
+}  // namespace
+
 bool has_cpu_pmu() {
   struct stat st{};
   return ::stat("/sys/bus/event_source/devices/cpu", &st) == 0 ||
          ::stat("/sys/bus/event_source/devices/cpu_core", &st) == 0;
 }
-
-}  // namespace
 
 UniqueFd open_event(const perf_event_attr& attr, pid_t pid, int cpu, const std::string& name) {
   int fd = sys_perf_event_open(attr, pid, cpu);

@@ -17,6 +17,9 @@ namespace sonde::record {
 // machine (no hardware PMU)".
 UniqueFd open_event(const perf_event_attr& attr, pid_t pid, int cpu, const std::string& name);
 
+// True when the kernel has a CPU PMU (hardware events can exist).
+bool has_cpu_pmu();
+
 // The kernel-assigned id of an open event (PERF_EVENT_IOC_ID).
 uint64_t event_id(int fd);
 
