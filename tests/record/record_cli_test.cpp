@@ -139,9 +139,15 @@ TEST(RecordCli, FreqMaxIsTheKernelsLimit) {
   limit = limit.substr(0, limit.find('\n'));
   auto r = run({sonde_bin(), "record", "-q", "-F", "max", "-o", out, "--", "true"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "");  // the limit is what was asked for: no warning
+  EXPECT_EQ(r.err.find("lowered"), std::string::npos) << r.err;  // the limit is what was asked for: no warning
+  // The kernel lowers its limit by itself when sampling interrupts run long:
+  // the value read before or the one after the recording.
+  auto after = slurp("/proc/sys/kernel/perf_event_max_sample_rate");
+  after = after.substr(0, after.find('\n'));
   auto ev = run({"perf", "evlist", "-v", "-i", out});
-  EXPECT_NE(ev.out.find("sample_freq }: " + limit + ","), std::string::npos) << limit << "\n" << ev.out;
+  EXPECT_TRUE(ev.out.find("sample_freq }: " + limit + ",") != std::string::npos ||
+              ev.out.find("sample_freq }: " + after + ",") != std::string::npos)
+      << limit << " / " << after << "\n" << ev.out;
   auto both = run({sonde_bin(), "record", "-F", "max", "-c", "1000", "-o", out + "2", "--", "true"});
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("-F max and -F/-c cannot be used together"), std::string::npos) << both.err;
