@@ -161,7 +161,7 @@ std::optional<BuildId> read_build_id(std::span<const uint8_t> image) {
 }
 
 std::optional<BuildId> read_build_id(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd = open_regular_file(path.c_str());
   if (!fd) return std::nullopt;
   return read_build_id(fd.get());
 }

@@ -42,9 +42,9 @@ std::optional<BuildId> build_id_from_note_data(Elf_Data* data) {
 
 std::unique_ptr<ElfFile> ElfFile::open(const std::string& path, std::string* reason) {
   ensure_libelf();
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd = open_regular_file(path.c_str());
   if (!fd) {
-    if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
+    if (reason) *reason = fmt::format("{}: {}", path, errno == EINVAL ? "not a regular file" : errno_text(errno));
     return nullptr;
   }
   std::unique_ptr<ElfFile> f(new ElfFile);
@@ -242,7 +242,7 @@ std::unique_ptr<ElfFile> ElfFile::open_minidebuginfo(std::string* reason) const 
 }
 
 std::optional<uint32_t> debuglink_crc32(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd = open_regular_file(path.c_str());
   if (!fd) return std::nullopt;
   uLong crc = crc32(0L, Z_NULL, 0);
   std::vector<uint8_t> buf(1 << 16);

@@ -33,6 +33,13 @@ class UniqueFd {
   int fd_ = -1;
 };
 
+// Opens `path` for reading only if it is a regular file. Paths that come
+// from a recording can name anything on the reading machine: a FIFO would
+// block the open (and the command) forever, /dev/zero would never end a
+// read. Non-blocking open, then fstat; otherwise an invalid fd with errno
+// set (EINVAL for "not a regular file").
+UniqueFd open_regular_file(const char* path);
+
 // Writes all of `data`, retrying on EINTR and short writes. Returns false and
 // leaves errno set on failure.
 bool write_all(int fd, const void* data, size_t size);

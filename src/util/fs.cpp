@@ -15,7 +15,9 @@
 namespace sonde {
 
 std::optional<std::string> read_small_file(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // Regular files only (procfs, sysfs and tracefs files are): some paths
+  // come from recordings, and a FIFO there would hang the command.
+  UniqueFd fd = open_regular_file(path.c_str());
   if (!fd) return std::nullopt;
   std::string out;
   struct stat st {};

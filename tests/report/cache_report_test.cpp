@@ -140,3 +140,20 @@ TEST(ReportFromCache, TheVdsoCarriesItsBuildIdAndIsKeptForReports) {
                      (dir / "r.data") + " 2>/dev/null | grep -m1 '%'");
   EXPECT_NE(perf_rep.out.find("__vdso_clock_gettime"), std::string::npos) << perf_rep.out;
 }
+
+// Paths in a recording name files on the reading machine, which may be
+// anything by then: a FIFO where the binary was must not hang the report
+// (opening it for reading would block until a writer came).
+TEST(ReportFromCache, AFifoWhereTheBinaryWasIsNotOpened) {
+  TempDir dir;
+  std::string bin = dir / "hot_loop";
+  ASSERT_TRUE(compile_fixture("hot_loop.c", bin));
+  auto rec = sh(record_env(dir) + sonde_bin() + " record -q -N -g -o " + (dir / "r.data") + " -- " + bin + " 0.2");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::filesystem::remove(bin);
+  ASSERT_EQ(sh("mkfifo " + bin).exit_code, 0);
+  for (const char* cmd : {" report -i ", " script -i "}) {
+    auto r = sh("timeout 60 env " + record_env(dir) + sonde_bin() + cmd + (dir / "r.data") + " >/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << cmd << " (124: it hung)\n" << r.err;
+  }
+}
