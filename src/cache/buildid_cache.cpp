@@ -40,7 +40,7 @@ bool is_hex_id(std::string_view s) {
 // Copies src to dst (a new file): reflink when the file system can, else a
 // plain copy. Hard links are tried by the caller first.
 bool clone_or_copy(const std::string& src, const std::string& dst) {
-  UniqueFd in(::open(src.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd in = open_regular_file(src.c_str());
   if (!in) return false;
   UniqueFd out(::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (!out) return false;

@@ -76,8 +76,8 @@ std::optional<std::string> find_needed_library(const std::string& soname, const 
 }
 
 SdtFile scan_sdt_file(const std::string& path, SdtArgs arg_parsing) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) throw_usage("sdt: cannot open {}: {}", path, errno_text(errno));
+  UniqueFd fd = open_regular_file(path.c_str());  // a FIFO would block forever
+  if (!fd) throw_usage("sdt: cannot open {}: {}", path, errno == EINVAL ? "not a regular file" : errno_text(errno));
   if (elf_version(EV_CURRENT) == EV_NONE) throw_runtime("sdt: libelf initialisation failed");
   ElfHandle h;
   h.elf = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);

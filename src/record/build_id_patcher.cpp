@@ -19,12 +19,14 @@ std::optional<BuildId> read_via_proc(pid_t pid, uint64_t start, uint64_t end, st
   char mf[96];
   std::snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", pid, static_cast<unsigned long long>(start),
                 static_cast<unsigned long long>(end));
-  UniqueFd fd(::open(mf, O_RDONLY | O_CLOEXEC));
+  // Regular files only: the workload may have put a FIFO where the mapped
+  // file was, and an open blocking the recorder would stall every buffer.
+  UniqueFd fd = open_regular_file(mf);
   if (!fd && pid > 0) {
     std::string root = "/proc/" + std::to_string(pid) + "/root" + std::string(path);
-    fd.reset(::open(root.c_str(), O_RDONLY | O_CLOEXEC));
+    fd = open_regular_file(root.c_str());
   }
-  if (!fd) fd.reset(::open(std::string(path).c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) fd = open_regular_file(std::string(path).c_str());
   if (!fd) return std::nullopt;
   return read_build_id(fd.get());
 }

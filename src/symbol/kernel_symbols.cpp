@@ -259,7 +259,7 @@ bool kallsyms_shape(const char*& p, const char* end, uint64_t& addr, char& type)
 
 bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<ModuleRange>& modules,
                    std::string* reason, int copy_fd) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd = open_regular_file(path.c_str());
   if (!fd) {
     if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
     return false;

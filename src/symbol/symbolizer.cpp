@@ -18,6 +18,7 @@
 #include "symbol/demangle.h"
 #include "symbol/kallsyms_index.h"
 #include "symbol/kernel_symbols.h"
+#include "util/fd.h"
 #include "util/error.h"
 #include "util/fs.h"
 
@@ -424,7 +425,7 @@ std::string index_path_for(const std::string& kallsyms_file) {
 // The table of a cached kallsyms copy from its index, if there is a valid
 // one for exactly this copy. Names are then read from the copy.
 bool load_kallsyms_index(const std::string& kallsyms_file, Object& o) {
-  UniqueFd text(::open(kallsyms_file.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd text = open_regular_file(kallsyms_file.c_str());
   struct stat st {};
   if (!text || ::fstat(text.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   const std::string idx = index_path_for(kallsyms_file);

@@ -1,6 +1,8 @@
 // `sonde sdt add|list|remove` and the note parser against readelf -n.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -94,6 +96,19 @@ TEST(SdtList, BadInput) {
   r = run({sonde_bin(), "sdt", "add", dir.path(), "--buildid-dir", dir / "cache"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  // A FIFO is not opened (the open would block until a writer came): listing
+  // it, adding it or pinning a probe to it are usage errors at once.
+  ASSERT_EQ(sh("mkfifo " + (dir / "fifo")).exit_code, 0);
+  for (std::vector<std::string> argv :
+       {std::vector<std::string>{"timeout", "-s", "KILL", "60", sonde_bin(), "sdt", "list", dir / "fifo"},
+        {"timeout", "-s", "KILL", "60", sonde_bin(), "sdt", "add", dir / "fifo", "--buildid-dir", dir / "cache"},
+        {"timeout", "-s", "KILL", "60", sonde_bin(), "record", "-e", "%a:b@" + (dir / "fifo"), "-o", dir / "x.data",
+         "--", "true"}}) {
+    r = run(argv);
+    EXPECT_EQ(r.exit_code, 2) << argv[5] << " (137: it hung)\n" << r.err;
+    EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.data"));
   // A corrupt note: the first note's pc points outside every segment.
   ASSERT_TRUE(compile_fixture("sdt_forms.c", dir / "forms", "-O2"));
   auto off = sh("python3 -c \"import sys;d=open('" + dir / "forms" +
