@@ -12,13 +12,24 @@ using namespace sonde::perf;
 RecordingWalker::RecordingWalker(RecordReader& reader) : reader_(reader) {}
 RecordingWalker::~RecordingWalker() = default;
 
+bool RecordingWalker::unwindable_arch() {
+  // The unwinder knows x86-64's registers only; another machine's samples
+  // keep their sampled address rather than be walked with the wrong map.
+  // A recording without the ARCH feature is taken to be this machine's.
+  if (arch_checked_) return arch_ok_;
+  arch_checked_ = true;
+  auto arch = session_.feature_string(kFeatArch);
+  arch_ok_ = !arch || arch->empty() || *arch == "x86_64";
+  return arch_ok_;
+}
+
 void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record) {
   switch (rec.header.type) {
     case kSample: {
       std::string why;
       if (session_.decode_sample(rec, sample_, &why)) {
         ++stats_.samples;
-        if (!sample_.regs_user.empty() && !sample_.stack_user.empty()) {
+        if (!sample_.regs_user.empty() && !sample_.stack_user.empty() && unwindable_arch()) {
           if (!unwinder_) unwinder_ = std::make_unique<DwarfUnwinder>(buildid_dir_);
           unwinder_->unwind(sample_, sample_.event->attr.sample_regs_user, space_);
         }

@@ -59,6 +59,7 @@ class RecordingWalker {
 
  private:
   void deliver(const perf::RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record);
+  bool unwindable_arch();
 
   perf::RecordReader& reader_;
   perf::Session session_;
@@ -67,6 +68,7 @@ class RecordingWalker {
   perf::Sample sample_;
   std::string buildid_dir_;
   std::unique_ptr<DwarfUnwinder> unwinder_;
+  bool arch_checked_ = false, arch_ok_ = true;
 };
 
 }  // namespace sonde::report

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "support/test_support.h"
@@ -196,4 +197,24 @@ TEST_F(DwarfUnwind, SamplesThatCannotBeUnwoundAreCountedInANote) {
   EXPECT_NE(rep.out.find("# note: " + std::string(m[1]) + " of " + std::string(m[2]) + " samples with a user stack"),
             std::string::npos)
       << rep.out.substr(0, 3000);
+}
+
+// The unwinder knows x86-64's registers: samples recorded on another
+// architecture keep their sampled address instead of a walk made with the
+// wrong register map.
+TEST_F(DwarfUnwind, AnotherArchitecturesSamplesAreNotWalked) {
+  std::ifstream in(data_, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  auto at = bytes.find(std::string("x86_64\0", 7));  // the ARCH feature's string
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 7, std::string("ppc64\0\0", 7));
+  std::string other = *dir_ / "ppc64.data";
+  std::ofstream(other, std::ios::binary) << bytes;
+  auto ours = run({sonde_bin(), "script", "-i", other});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto s = chains(ours.out);
+  ASSERT_GT(s.size(), 300u);
+  EXPECT_EQ(count_with(s, "cmp_desc", "main"), 0u);
+  EXPECT_EQ(count_with(s, "cmp_desc", "cmp_desc"), count_with(chains(run({sonde_bin(), "script", "-i", data_}).out),
+                                                              "cmp_desc", "cmp_desc"));
 }
