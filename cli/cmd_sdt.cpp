@@ -1,12 +1,16 @@
-// `sonde sdt add|list|remove`: the SDT probe cache (src/probe/probe_cache.h).
+// `sonde sdt add|list|remove`: the SDT probe cache (src/probe/probe_cache.h);
+// `sonde sdt stats`: probe hits and argument histograms of a recording.
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <set>
 
 #include "commands.h"
+#include "format/stream_reader.h"
 #include "probe/probe_cache.h"
 #include "probe/sdt_spec.h"
+#include "probe/sdt_stats.h"
+#include "report/recording_walker.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -133,6 +137,23 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
       if (n == 0) throw_runtime("sdt: {} is not in the probe cache", w);
       std::printf("removed %s (%zu cache entr%s)\n", w.c_str(), n, n == 1 ? "y" : "ies");
     }
+  });
+
+  auto* stats = sdt->add_subcommand(
+      "stats", "Per probe of a recording: hits, and per argument count, min, max, mean and a histogram");
+  auto input = std::make_shared<std::string>("sonde.data");
+  auto globs = std::make_shared<std::vector<std::string>>();
+  stats->add_option("-i,--input", *input, "Recording to read, - for standard input")->capture_default_str();
+  stats->add_option("probe", *globs, "Only probes matching these patterns, e.g. '%myapp:req_*'");
+  stats->callback([input, globs] {
+    auto reader = perf::open_recording(*input);
+    report::RecordingWalker walker(*reader);
+    probe::SdtStats st;
+    walker.run([&](const perf::Sample& s) { st.add(s); });
+    if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *input, walker.stats().stop_error);
+    std::string text = st.format(*globs);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (text.empty()) std::fprintf(stderr, "sonde sdt stats: no SDT probe hits%s in %s\n", globs->empty() ? "" : " match", input->c_str());
   });
 }
 

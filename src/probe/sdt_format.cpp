@@ -11,32 +11,43 @@
 
 namespace sonde::probe {
 
-std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw) {
-  if (raw.size() < sizeof(sonde_sdt_raw)) return std::nullopt;
+bool decode_sdt_values(std::span<const uint8_t> raw, std::vector<SdtValue>& out) {
+  out.clear();
+  if (raw.size() < sizeof(sonde_sdt_raw)) return false;
   sonde_sdt_raw r;
   std::memcpy(&r, raw.data(), sizeof r);
-  if (r.magic != SONDE_SDT_MAGIC || r.version != 1 || r.nargs > SONDE_SDT_MAX_ARGS) return std::nullopt;
-  std::string out;
+  if (r.magic != SONDE_SDT_MAGIC || r.version != 1 || r.nargs > SONDE_SDT_MAX_ARGS) return false;
   for (unsigned i = 0; i < r.nargs; ++i) {
-    uint8_t t = r.types[i];
-    uint64_t v = r.values[i];
-    unsigned size = t & SONDE_SDT_TYPE_SIZE_MASK;
-    if (t & SONDE_SDT_TYPE_FAULT) {
-      out += fmt::format(" arg{}=?", i + 1);
-    } else if ((t & SONDE_SDT_TYPE_FLOAT) && size == 8) {
-      double d;
-      std::memcpy(&d, &v, 8);
-      out += fmt::format(" arg{}={}", i + 1, d);
-    } else if ((t & SONDE_SDT_TYPE_FLOAT) && size == 4) {
-      uint32_t bits = static_cast<uint32_t>(v);
-      float f;
-      std::memcpy(&f, &bits, 4);
-      out += fmt::format(" arg{}={}", i + 1, f);
-    } else if (t & SONDE_SDT_TYPE_SIGNED) {
-      out += fmt::format(" arg{}={}", i + 1, static_cast<int64_t>(v));  // sign-extended by the program
-    } else {
-      out += fmt::format(" arg{}={}", i + 1, v);
-    }
+    const uint8_t t = r.types[i];
+    out.push_back({r.values[i], static_cast<uint8_t>(t & SONDE_SDT_TYPE_SIZE_MASK), (t & SONDE_SDT_TYPE_SIGNED) != 0,
+                   (t & SONDE_SDT_TYPE_FLOAT) != 0, (t & SONDE_SDT_TYPE_FAULT) != 0});
+  }
+  return true;
+}
+
+double sdt_float(const SdtValue& v) {
+  if (v.size == 4) {
+    uint32_t bits = static_cast<uint32_t>(v.bits);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  double d;
+  std::memcpy(&d, &v.bits, 8);
+  return d;
+}
+
+std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw) {
+  thread_local std::vector<SdtValue> values;
+  if (!decode_sdt_values(raw, values)) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const SdtValue& v = values[i];
+    if (v.fault) out += fmt::format(" arg{}=?", i + 1);
+    else if (v.is_float && v.size == 4) out += fmt::format(" arg{}={}", i + 1, static_cast<float>(sdt_float(v)));
+    else if (v.is_float && v.size == 8) out += fmt::format(" arg{}={}", i + 1, sdt_float(v));
+    else if (v.is_signed) out += fmt::format(" arg{}={}", i + 1, static_cast<int64_t>(v.bits));  // sign-extended by the program
+    else out += fmt::format(" arg{}={}", i + 1, v.bits);
   }
   return out;
 }

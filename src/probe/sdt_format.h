@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "format/sample.h"
 #include "format/session.h"
@@ -20,5 +21,18 @@ std::optional<std::string> format_sdt_args(const perf::Sample& sample);
 // without its leading space; false when there is nothing to print.
 bool sdt_extra_fields(const perf::Sample& sample, std::string& out);
 std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw);
+
+// One argument of a probe hit, as recorded.
+struct SdtValue {
+  uint64_t bits = 0;   // sign-extended for signed types; IEEE bits for floats
+  uint8_t size = 0;    // bytes
+  bool is_signed = false, is_float = false;
+  bool fault = false;  // the memory read failed
+};
+// The arguments of an SDT sample's RAW payload (at most 12), or false when
+// it is not a valid sonde SDT record.
+bool decode_sdt_values(std::span<const uint8_t> raw, std::vector<SdtValue>& out);
+// A float argument's value (4 or 8 bytes).
+double sdt_float(const SdtValue& v);
 
 }  // namespace sonde::probe

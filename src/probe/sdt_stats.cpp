@@ -1,0 +1,114 @@
+#include "probe/sdt_stats.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+#include <linux/perf_event.h>
+
+#include <bit>
+
+#include "format/session.h"
+
+namespace sonde::probe {
+
+namespace {
+
+std::string int128_text(__int128 v) {
+  if (v >= 0 && v <= static_cast<__int128>(UINT64_MAX)) return std::to_string(static_cast<uint64_t>(v));
+  if (v < 0 && v >= static_cast<__int128>(INT64_MIN)) return std::to_string(static_cast<int64_t>(v));
+  // A sum beyond 64 bits: printed only through the mean.
+  return fmt::format("{}", static_cast<double>(v));
+}
+
+// bpftrace's hist() bounds: 1, 2, 4 ... 512, 1K, 2K ... 512K, 1M ... 8E.
+std::string power_text(unsigned k) {
+  static constexpr const char* kSuffix[] = {"", "K", "M", "G", "T", "P", "E"};
+  return fmt::format("{}{}", uint64_t{1} << (k % 10), kSuffix[k / 10]);
+}
+
+std::string bucket_label(size_t i) {
+  if (i == 0) return "(..., 0)";
+  if (i == 1) return "[0]";
+  if (i == 2) return "[1]";
+  const unsigned k = static_cast<unsigned>(i - 2);
+  return fmt::format("[{}, {})", power_text(k), k == 63 ? std::string("16E") : power_text(k + 1));
+}
+
+}  // namespace
+
+void SdtStats::add(const perf::Sample& s) {
+  if (!s.event || s.event->attr.type != PERF_TYPE_SOFTWARE || s.event->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
+    return;
+  if (!decode_sdt_values(s.raw, values_)) return;
+  Probe& p = probes_[s.event->name];
+  ++p.hits;
+  if (p.args.size() < values_.size()) p.args.resize(values_.size());
+  for (size_t i = 0; i < values_.size(); ++i) {
+    const SdtValue& v = values_[i];
+    Arg& a = p.args[i];
+    if (v.fault) {
+      ++a.faults;
+      continue;
+    }
+    const bool first = a.count++ == 0;
+    a.is_float = v.is_float;
+    a.is_signed = v.is_signed;
+    if (v.is_float) {
+      double d = sdt_float(v);
+      a.fmin = first ? d : std::min(a.fmin, d);
+      a.fmax = first ? d : std::max(a.fmax, d);
+      a.fsum += d;
+      continue;
+    }
+    const __int128 x = v.is_signed ? static_cast<__int128>(static_cast<int64_t>(v.bits)) : static_cast<__int128>(v.bits);
+    a.min = first ? x : std::min(a.min, x);
+    a.max = first ? x : std::max(a.max, x);
+    a.sum += x;
+    size_t bucket = x < 0 ? 0 : x == 0 ? 1 : 2 + static_cast<size_t>(63 - std::countl_zero(static_cast<uint64_t>(x)));
+    ++a.buckets[bucket];
+  }
+}
+
+std::string SdtStats::format(const std::vector<std::string>& globs) const {
+  fmt::memory_buffer out;
+  auto it = fmt::appender(out);
+  for (const auto& [name, p] : probes_) {
+    bool wanted = globs.empty();
+    for (const auto& g : globs) wanted |= ::fnmatch(g.c_str(), name.c_str(), 0) == 0;
+    if (!wanted) continue;
+    fmt::format_to(it, "{}: {} hits\n", name, p.hits);
+    for (size_t i = 0; i < p.args.size(); ++i) {
+      const Arg& a = p.args[i];
+      fmt::format_to(it, "  arg{}: count {}", i + 1, a.count);
+      if (a.faults) fmt::format_to(it, ", {} unreadable", a.faults);
+      if (a.count == 0) {
+        fmt::format_to(it, "\n");
+        continue;
+      }
+      if (a.is_float) {
+        fmt::format_to(it, ", min {}, max {}, mean {}\n", a.fmin, a.fmax, a.fsum / static_cast<double>(a.count));
+        continue;
+      }
+      const double mean = static_cast<double>(a.sum) / static_cast<double>(a.count);
+      fmt::format_to(it, ", min {}, max {}, mean {}\n", int128_text(a.min), int128_text(a.max), mean);
+      // bpftrace's hist(): the buckets from the first to the last used one,
+      // a bar of up to 52 '@' scaled to the fullest.
+      size_t lo = 0, hi = 0;
+      uint64_t top = 0;
+      bool any = false;
+      for (size_t b = 0; b < a.buckets.size(); ++b) {
+        if (!a.buckets[b]) continue;
+        if (!any) lo = b;
+        any = true;
+        hi = b;
+        top = std::max(top, a.buckets[b]);
+      }
+      for (size_t b = lo; any && b <= hi; ++b) {
+        const size_t bar = static_cast<size_t>(a.buckets[b] * 52 / top);
+        fmt::format_to(it, "    {:<18} {:>8} |{:<52}|\n", bucket_label(b), a.buckets[b], std::string(bar, '@'));
+      }
+    }
+  }
+  return std::string(out.data(), out.size());
+}
+
+}  // namespace sonde::probe

@@ -1,0 +1,45 @@
+// `sonde sdt stats`: what bpftrace users get from count() and hist() on a
+// usdt probe, from a recording: per probe, its hits, and per argument its
+// count, min, max, mean and a power-of-two histogram laid out as bpftrace's
+// hist() prints it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "format/sample.h"
+#include "probe/sdt_format.h"
+
+namespace sonde::probe {
+
+class SdtStats {
+ public:
+  // Counts a sample if it is an SDT probe hit (else ignores it).
+  void add(const perf::Sample& s);
+  bool empty() const { return probes_.empty(); }
+  // Every probe in name order; only probes whose name matches one of
+  // `globs` (all when empty).
+  std::string format(const std::vector<std::string>& globs) const;
+
+  struct Arg {
+    uint64_t count = 0, faults = 0;
+    bool is_float = false, is_signed = false;
+    __int128 min = 0, max = 0, sum = 0;
+    double fmin = 0, fmax = 0, fsum = 0;
+    // [0]: negative, [1]: 0, [2]: 1, [2 + k]: [2^k, 2^(k+1)) for k = 1..63.
+    std::array<uint64_t, 66> buckets{};
+  };
+  struct Probe {
+    uint64_t hits = 0;
+    std::vector<Arg> args;
+  };
+
+ private:
+  std::map<std::string, Probe> probes_;
+  std::vector<SdtValue> values_;
+};
+
+}  // namespace sonde::probe
