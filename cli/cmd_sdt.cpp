@@ -49,7 +49,7 @@ struct SdtOptions {
 }  // namespace
 
 void register_sdt(CLI::App& app, int& /*exit_code*/) {
-  auto* sdt = app.add_subcommand("sdt", "Manage the SDT (USDT) probe cache");
+  auto* sdt = app.add_subcommand("sdt", "SDT (USDT) probes: the probe cache, and hit/argument statistics of a recording");
   sdt->require_subcommand(1);
   auto opts = std::make_shared<SdtOptions>();
 
