@@ -22,6 +22,8 @@ constexpr uint64_t kContextUser = static_cast<uint64_t>(-512);
 constexpr uint64_t kRegsAbi64 = 2;  // PERF_SAMPLE_REGS_ABI_64
 // Deep enough for any real stack; bounds a corrupt one.
 constexpr size_t kMaxFrames = 512;
+// libdwfl sessions kept at once (one per process; dropped at exit or exec).
+constexpr size_t kMaxSessions = 256;
 
 // x86-64 DWARF register numbers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp,
 // rsp, r8..r15, rip) as perf_event_x86_regs.
@@ -193,11 +195,15 @@ bool DwarfUnwinder::unwind(perf::Sample& s, uint64_t regs_mask, const AddressSpa
   u.stack = s.stack_user;
   u.pcs.clear();
 
-  auto& slot = u.processes[s.pid];
-  if (!slot) {
-    slot = std::make_unique<Impl::Process>();
-    slot->dwfl = dwfl_begin(&u.callbacks);
+  auto found = u.processes.find(s.pid);
+  if (found == u.processes.end()) {
+    // Each session keeps its objects' files open: a system-wide recording
+    // of many processes that never saw their EXIT must not run out of fds.
+    if (u.processes.size() >= kMaxSessions) u.processes.erase(u.processes.begin());
+    found = u.processes.emplace(s.pid, std::make_unique<Impl::Process>()).first;
+    found->second->dwfl = dwfl_begin(&u.callbacks);
   }
+  auto& slot = found->second;
   u.process = slot.get();
   if (u.process->dwfl && !u.stack.empty() && u.report_module(u.regs[16])) {
     // A libdwfl session is bound to its callbacks once, with the first

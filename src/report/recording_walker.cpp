@@ -49,9 +49,15 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
       break;
   }
   space_.on_record(rec);
-  // An exec replaces every object of the process.
+  // An exec replaces every object of the process; an exit ends it (its
+  // libdwfl session holds the objects' files open).
   if (unwinder_ && rec.header.type == kComm && (rec.header.misc & kMiscCommExec) && rec.bytes.size() >= 16)
     unwinder_->forget(load<uint32_t>(rec.bytes.data() + 8));
+  if (unwinder_ && rec.header.type == kExit && rec.bytes.size() >= sizeof(ForkExit)) {
+    ForkExit e;
+    std::memcpy(&e, rec.bytes.data(), sizeof e);
+    if (e.pid == e.tid) unwinder_->forget(e.pid);
+  }
   if (on_record) on_record(rec);
 }
 
