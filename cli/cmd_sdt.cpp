@@ -145,15 +145,17 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   auto globs = std::make_shared<std::vector<std::string>>();
   stats->add_option("-i,--input", *input, "Recording to read, - for standard input")->capture_default_str();
   stats->add_option("probe", *globs, "Only probes matching these patterns, e.g. '%myapp:req_*'");
-  stats->callback([input, globs] {
+  auto json = std::make_shared<std::string>("text");
+  stats->add_option("--format", *json, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
+  stats->callback([input, globs, json] {
     auto reader = perf::open_recording(*input);
     report::RecordingWalker walker(*reader);
     probe::SdtStats st;
     walker.run([&](const perf::Sample& s) { st.add(s); });
     if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *input, walker.stats().stop_error);
-    std::string text = st.format(*globs);
+    std::string text = *json == "json" ? st.format_json(*globs) : st.format(*globs);
     std::fwrite(text.data(), 1, text.size(), stdout);
-    if (text.empty()) std::fprintf(stderr, "sonde sdt stats: no SDT probe hits%s in %s\n", globs->empty() ? "" : " match", input->c_str());
+    if (st.format(*globs).empty()) std::fprintf(stderr, "sonde sdt stats: no SDT probe hits%s in %s\n", globs->empty() ? "" : " match", input->c_str());
   });
 }
 

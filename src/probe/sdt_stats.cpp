@@ -1,6 +1,7 @@
 #include "probe/sdt_stats.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <fnmatch.h>
 #include <linux/perf_event.h>
 
@@ -68,13 +69,56 @@ void SdtStats::add(const perf::Sample& s) {
   }
 }
 
+namespace {
+
+bool wanted(const std::string& name, const std::vector<std::string>& globs) {
+  bool yes = globs.empty();
+  for (const auto& g : globs) yes |= ::fnmatch(g.c_str(), name.c_str(), 0) == 0;
+  return yes;
+}
+
+nlohmann::json exact(__int128 v, bool is_signed) {
+  if (is_signed) return static_cast<int64_t>(v);
+  return static_cast<uint64_t>(v);
+}
+
+}  // namespace
+
+std::string SdtStats::format_json(const std::vector<std::string>& globs) const {
+  nlohmann::json probes = nlohmann::json::array();
+  for (const auto& [name, p] : probes_) {
+    if (!wanted(name, globs)) continue;
+    nlohmann::json args = nlohmann::json::array();
+    for (const Arg& a : p.args) {
+      nlohmann::json j{{"count", a.count}, {"unreadable", a.faults}};
+      if (a.count && a.is_float) {
+        j["min"] = a.fmin, j["max"] = a.fmax, j["mean"] = a.fsum / static_cast<double>(a.count);
+      } else if (a.count) {
+        j["min"] = exact(a.min, a.is_signed), j["max"] = exact(a.max, a.is_signed);
+        j["mean"] = static_cast<double>(a.sum) / static_cast<double>(a.count);
+        nlohmann::json hist = nlohmann::json::array();
+        for (size_t b = 0; b < a.buckets.size(); ++b) {
+          if (!a.buckets[b]) continue;
+          nlohmann::json low, high;  // null: unbounded
+          if (b == 1) low = 0, high = 1;
+          else if (b >= 2) low = uint64_t{1} << (b - 2), high = b == 65 ? nlohmann::json(nullptr) : nlohmann::json(uint64_t{1} << (b - 1));
+          else high = 0;
+          hist.push_back({{"low", low}, {"high", high}, {"count", a.buckets[b]}});
+        }
+        j["histogram"] = std::move(hist);
+      }
+      args.push_back(std::move(j));
+    }
+    probes.push_back({{"name", name}, {"hits", p.hits}, {"args", std::move(args)}});
+  }
+  return nlohmann::json{{"probes", std::move(probes)}}.dump(2) + "\n";
+}
+
 std::string SdtStats::format(const std::vector<std::string>& globs) const {
   fmt::memory_buffer out;
   auto it = fmt::appender(out);
   for (const auto& [name, p] : probes_) {
-    bool wanted = globs.empty();
-    for (const auto& g : globs) wanted |= ::fnmatch(g.c_str(), name.c_str(), 0) == 0;
-    if (!wanted) continue;
+    if (!wanted(name, globs)) continue;
     fmt::format_to(it, "{}: {} hits\n", name, p.hits);
     for (size_t i = 0; i < p.args.size(); ++i) {
       const Arg& a = p.args[i];

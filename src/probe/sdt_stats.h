@@ -23,6 +23,11 @@ class SdtStats {
   // Every probe in name order; only probes whose name matches one of
   // `globs` (all when empty).
   std::string format(const std::vector<std::string>& globs) const;
+  // The same as one JSON document: {"probes": [{"name", "hits", "args":
+  // [{"count", "unreadable", "min", "max", "mean", "histogram": [{"low",
+  // "high", "count"}]}]}]}; integers exact (min/max as the argument's own
+  // 64-bit type), "low"/"high" null for the open bounds of negatives.
+  std::string format_json(const std::vector<std::string>& globs) const;
 
   struct Arg {
     uint64_t count = 0, faults = 0;

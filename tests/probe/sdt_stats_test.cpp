@@ -2,6 +2,8 @@
 // bpftrace-style histogram, from a recording of the fixture's known values.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "support/test_support.h"
 
 using namespace sonde::test;
@@ -39,6 +41,28 @@ TEST(SdtStats, HitsAndArgumentHistogramsOfTheFixturesValues) {
                            "    [8E, 16E)               100 |"})
     EXPECT_NE(all.out.find(line), std::string::npos) << line << "\n" << all.out;
   EXPECT_LT(all.out.find("%sfix:plain"), all.out.find("%sfix:regs"));  // by name
+
+  // The same numbers as JSON, integers exact.
+  auto js = run({sonde_bin(), "sdt", "stats", "--format", "json", "-i", data});
+  ASSERT_EQ(js.exit_code, 0) << js.err;
+  auto doc = nlohmann::json::parse(js.out);
+  ASSERT_EQ(doc["probes"].size(), 2u);
+  const auto& p = doc["probes"][0];
+  EXPECT_EQ(p["name"], "%sfix:plain");
+  EXPECT_EQ(p["hits"], 100);
+  const auto& a1 = p["args"][0];
+  EXPECT_EQ(a1["min"], 0);
+  EXPECT_EQ(a1["max"], 99);
+  EXPECT_EQ(a1["mean"], 49.5);
+  std::vector<uint64_t> counts, lows;
+  for (const auto& b : a1["histogram"]) counts.push_back(b["count"]), lows.push_back(b["low"]);
+  EXPECT_EQ(counts, (std::vector<uint64_t>{1, 1, 2, 4, 8, 16, 32, 36}));
+  EXPECT_EQ(lows, (std::vector<uint64_t>{0, 1, 2, 4, 8, 16, 32, 64}));
+  const auto& regs = doc["probes"][1]["args"];
+  EXPECT_EQ(regs[6]["min"].get<int64_t>(), -5000000000);
+  EXPECT_EQ(regs[7]["max"].get<uint64_t>(), 18000000000000000000ull);
+  EXPECT_TRUE(regs[7]["histogram"][0]["high"].is_null());  // [2^63, 2^64)
+  EXPECT_TRUE(regs[0]["histogram"][0]["low"].is_null());   // negatives
 }
 
 TEST(SdtStats, RecordingsWithoutHitsAndBadInputSaySo) {
