@@ -5,7 +5,6 @@
 #include <fnmatch.h>
 #include <linux/perf_event.h>
 
-#include <bit>
 
 #include "format/session.h"
 
@@ -18,20 +17,6 @@ std::string int128_text(__int128 v) {
   if (v < 0 && v >= static_cast<__int128>(INT64_MIN)) return std::to_string(static_cast<int64_t>(v));
   // A sum beyond 64 bits: printed only through the mean.
   return fmt::format("{}", static_cast<double>(v));
-}
-
-// bpftrace's hist() bounds: 1, 2, 4 ... 512, 1K, 2K ... 512K, 1M ... 8E.
-std::string power_text(unsigned k) {
-  static constexpr const char* kSuffix[] = {"", "K", "M", "G", "T", "P", "E"};
-  return fmt::format("{}{}", uint64_t{1} << (k % 10), kSuffix[k / 10]);
-}
-
-std::string bucket_label(size_t i) {
-  if (i == 0) return "(..., 0)";
-  if (i == 1) return "[0]";
-  if (i == 2) return "[1]";
-  const unsigned k = static_cast<unsigned>(i - 2);
-  return fmt::format("[{}, {})", power_text(k), k == 63 ? std::string("16E") : power_text(k + 1));
 }
 
 }  // namespace
@@ -64,8 +49,8 @@ void SdtStats::add(const perf::Sample& s) {
     a.min = first ? x : std::min(a.min, x);
     a.max = first ? x : std::max(a.max, x);
     a.sum += x;
-    size_t bucket = x < 0 ? 0 : x == 0 ? 1 : 2 + static_cast<size_t>(63 - std::countl_zero(static_cast<uint64_t>(x)));
-    ++a.buckets[bucket];
+    if (v.is_signed) a.hist.add_signed(static_cast<int64_t>(v.bits));
+    else a.hist.add_unsigned(v.bits);
   }
 }
 
@@ -97,13 +82,14 @@ std::string SdtStats::format_json(const std::vector<std::string>& globs) const {
         j["min"] = exact(a.min, a.is_signed), j["max"] = exact(a.max, a.is_signed);
         j["mean"] = static_cast<double>(a.sum) / static_cast<double>(a.count);
         nlohmann::json hist = nlohmann::json::array();
-        for (size_t b = 0; b < a.buckets.size(); ++b) {
-          if (!a.buckets[b]) continue;
+        const auto& buckets = a.hist.buckets;
+        for (size_t b = 0; b < buckets.size(); ++b) {
+          if (!buckets[b]) continue;
           nlohmann::json low, high;  // null: unbounded
           if (b == 1) low = 0, high = 1;
           else if (b >= 2) low = uint64_t{1} << (b - 2), high = b == 65 ? nlohmann::json(nullptr) : nlohmann::json(uint64_t{1} << (b - 1));
           else high = 0;
-          hist.push_back({{"low", low}, {"high", high}, {"count", a.buckets[b]}});
+          hist.push_back({{"low", low}, {"high", high}, {"count", buckets[b]}});
         }
         j["histogram"] = std::move(hist);
       }
@@ -134,22 +120,9 @@ std::string SdtStats::format(const std::vector<std::string>& globs) const {
       }
       const double mean = static_cast<double>(a.sum) / static_cast<double>(a.count);
       fmt::format_to(it, ", min {}, max {}, mean {}\n", int128_text(a.min), int128_text(a.max), mean);
-      // bpftrace's hist(): the buckets from the first to the last used one,
-      // a bar of up to 52 '@' scaled to the fullest.
-      size_t lo = 0, hi = 0;
-      uint64_t top = 0;
-      bool any = false;
-      for (size_t b = 0; b < a.buckets.size(); ++b) {
-        if (!a.buckets[b]) continue;
-        if (!any) lo = b;
-        any = true;
-        hi = b;
-        top = std::max(top, a.buckets[b]);
-      }
-      for (size_t b = lo; any && b <= hi; ++b) {
-        const size_t bar = static_cast<size_t>(a.buckets[b] * 52 / top);
-        fmt::format_to(it, "    {:<18} {:>8} |{:<52}|\n", bucket_label(b), a.buckets[b], std::string(bar, '@'));
-      }
+      std::string hist;
+      a.hist.print(hist, "    ");
+      fmt::format_to(it, "{}", hist);
     }
   }
   return std::string(out.data(), out.size());

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "format/sample.h"
+#include "probe/log2_hist.h"
 #include "probe/sdt_format.h"
 
 namespace sonde::probe {
@@ -34,8 +35,7 @@ class SdtStats {
     bool is_float = false, is_signed = false;
     __int128 min = 0, max = 0, sum = 0;
     double fmin = 0, fmax = 0, fsum = 0;
-    // [0]: negative, [1]: 0, [2]: 1, [2 + k]: [2^k, 2^(k+1)) for k = 1..63.
-    std::array<uint64_t, 66> buckets{};
+    Log2Hist hist;
   };
   struct Probe {
     uint64_t hits = 0;
