@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "format/stream_reader.h"
 #include "probe/probe_cache.h"
+#include "probe/sdt_latency.h"
 #include "probe/sdt_spec.h"
 #include "probe/sdt_stats.h"
 #include "report/recording_walker.h"
@@ -156,6 +157,40 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
     std::string text = *json == "json" ? st.format_json(*globs) : st.format(*globs);
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (st.format(*globs).empty()) std::fprintf(stderr, "sonde sdt stats: no SDT probe hits%s in %s\n", globs->empty() ? "" : " match", input->c_str());
+  });
+
+  auto* latency = sdt->add_subcommand(
+      "latency", "Time from each hit of BEGIN to the matching hit of END (per thread, or by an argument)");
+  auto lat = std::make_shared<probe::LatencySpec>();
+  auto lat_input = std::make_shared<std::string>("sonde.data");
+  auto key = std::make_shared<std::string>("tid");
+  latency->add_option("-i,--input", *lat_input, "Recording to read, - for standard input")->capture_default_str();
+  latency->add_option("--key", *key, "Match pairs by tid (default) or by argN, e.g. a request id")->capture_default_str();
+  latency->add_option("begin", lat->begin, "%PROVIDER:EVENT that starts an interval")->required();
+  latency->add_option("end", lat->end, "%PROVIDER:EVENT that ends it")->required();
+  latency->callback([lat, lat_input, key] {
+    for (const std::string* p : {&lat->begin, &lat->end})
+      if (p->size() < 4 || (*p)[0] != '%' || p->find(':') == std::string::npos)
+        throw_usage("sdt latency: '{}' is not a probe name (%PROVIDER:EVENT)", *p);
+    lat->key_arg = probe::parse_latency_key(*key);
+    auto reader = perf::open_recording(*lat_input);
+    report::RecordingWalker walker(*reader);
+    probe::SdtLatency l(*lat);
+    std::set<std::string> seen;
+    walker.run([&](const perf::Sample& s) {
+      if (s.event) seen.insert(s.event->name);
+      l.add(s);
+    });
+    if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *lat_input, walker.stats().stop_error);
+    for (const std::string* p : {&lat->begin, &lat->end}) {
+      if (seen.count(*p)) continue;
+      std::string names;
+      for (const auto& n : seen)
+        if (!n.empty() && n[0] == '%') names += (names.empty() ? "" : ", ") + n;
+      throw_runtime("sdt latency: no hit of {} in {} (probes recorded: {})", *p, *lat_input, names.empty() ? "none" : names);
+    }
+    std::string text = l.format();
+    std::fwrite(text.data(), 1, text.size(), stdout);
   });
 }
 
