@@ -172,6 +172,7 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
     for (const std::string* p : {&lat->begin, &lat->end})
       if (p->size() < 4 || (*p)[0] != '%' || p->find(':') == std::string::npos)
         throw_usage("sdt latency: '{}' is not a probe name (%PROVIDER:EVENT)", *p);
+    if (lat->begin == lat->end) throw_usage("sdt latency: BEGIN and END are the same probe ({})", lat->begin);
     lat->key_arg = probe::parse_latency_key(*key);
     auto reader = perf::open_recording(*lat_input);
     report::RecordingWalker walker(*reader);

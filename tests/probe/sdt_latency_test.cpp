@@ -62,6 +62,9 @@ TEST(SdtLatency, BadNamesAndKeysAreUsageErrorsAndAMissingProbeIsNamed) {
   auto key = run({sonde_bin(), "sdt", "latency", "-i", data, "--key", "arg0", "%pairs:begin", "%pairs:end"});
   EXPECT_EQ(key.exit_code, 2);
   EXPECT_EQ(key.err, "sonde: invalid --key 'arg0' (tid, or arg1..arg12)\n");
+  auto same = run({sonde_bin(), "sdt", "latency", "-i", data, "%pairs:end", "%pairs:end"});
+  EXPECT_EQ(same.exit_code, 2);
+  EXPECT_EQ(same.err, "sonde: sdt latency: BEGIN and END are the same probe (%pairs:end)\n");
   auto name = run({sonde_bin(), "sdt", "latency", "-i", data, "pairs:begin", "%pairs:end"});
   EXPECT_EQ(name.exit_code, 2);
   EXPECT_NE(name.err.find("is not a probe name"), std::string::npos) << name.err;
