@@ -156,7 +156,8 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
     if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *input, walker.stats().stop_error);
     std::string text = *json == "json" ? st.format_json(*globs) : st.format(*globs);
     std::fwrite(text.data(), 1, text.size(), stdout);
-    if (st.format(*globs).empty()) std::fprintf(stderr, "sonde sdt stats: no SDT probe hits%s in %s\n", globs->empty() ? "" : " match", input->c_str());
+    if (!st.any(*globs))
+      std::fprintf(stderr, "sonde sdt stats: no SDT probe hits%s in %s\n", globs->empty() ? "" : " match", input->c_str());
   });
 
   auto* latency = sdt->add_subcommand(
@@ -169,27 +170,13 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   latency->add_option("begin", lat->begin, "%PROVIDER:EVENT that starts an interval")->required();
   latency->add_option("end", lat->end, "%PROVIDER:EVENT that ends it")->required();
   latency->callback([lat, lat_input, key] {
-    for (const std::string* p : {&lat->begin, &lat->end})
-      if (p->size() < 4 || (*p)[0] != '%' || p->find(':') == std::string::npos)
-        throw_usage("sdt latency: '{}' is not a probe name (%PROVIDER:EVENT)", *p);
-    if (lat->begin == lat->end) throw_usage("sdt latency: BEGIN and END are the same probe ({})", lat->begin);
     lat->key_arg = probe::parse_latency_key(*key);
+    probe::SdtLatency l(*lat);  // checks the names before the input is read
     auto reader = perf::open_recording(*lat_input);
     report::RecordingWalker walker(*reader);
-    probe::SdtLatency l(*lat);
-    std::set<std::string> seen;
-    walker.run([&](const perf::Sample& s) {
-      if (s.event) seen.insert(s.event->name);
-      l.add(s);
-    });
+    walker.run([&](const perf::Sample& s) { l.add(s); });
     if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *lat_input, walker.stats().stop_error);
-    for (const std::string* p : {&lat->begin, &lat->end}) {
-      if (seen.count(*p)) continue;
-      std::string names;
-      for (const auto& n : seen)
-        if (!n.empty() && n[0] == '%') names += (names.empty() ? "" : ", ") + n;
-      throw_runtime("sdt latency: no hit of {} in {} (probes recorded: {})", *p, *lat_input, names.empty() ? "none" : names);
-    }
+    l.require_hits(*lat_input);
     std::string text = l.format();
     std::fwrite(text.data(), 1, text.size(), stdout);
   });

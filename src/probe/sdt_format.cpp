@@ -52,10 +52,13 @@ std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw) {
   return out;
 }
 
+bool is_sdt_sample(const perf::Sample& sample) {
+  return sample.event && sample.event->attr.type == PERF_TYPE_SOFTWARE &&
+         sample.event->attr.config == PERF_COUNT_SW_BPF_OUTPUT;
+}
+
 std::optional<std::string> format_sdt_args(const perf::Sample& sample) {
-  if (sample.event && (sample.event->attr.type != PERF_TYPE_SOFTWARE ||
-                       sample.event->attr.config != PERF_COUNT_SW_BPF_OUTPUT))
-    return std::nullopt;
+  if (sample.event && !is_sdt_sample(sample)) return std::nullopt;
   return format_sdt_raw(sample.raw);
 }
 

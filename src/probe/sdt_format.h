@@ -11,6 +11,9 @@
 
 namespace sonde::probe {
 
+// True for a sample of a bpf-output event: how sonde records SDT probe hits.
+bool is_sdt_sample(const perf::Sample& sample);
+
 // " arg1=... argN=..." for a sample whose RAW payload is a sonde SDT record
 // (signed values in decimal, unsigned in decimal, floats as %g, a failed
 // memory read as "?"); "" for a probe without arguments; nullopt when the

@@ -1,9 +1,10 @@
 #include "probe/sdt_latency.h"
 
 #include <fmt/format.h>
-#include <linux/perf_event.h>
 
 #include <algorithm>
+#include <charconv>
+#include <set>
 
 #include "format/session.h"
 #include "util/error.h"
@@ -24,20 +25,35 @@ std::string duration_text(double ns) {
 
 unsigned parse_latency_key(const std::string& text) {
   if (text == "tid") return 0;
-  if (text.size() > 3 && text.compare(0, 3, "arg") == 0) {
-    unsigned n = 0;
-    for (char c : text.substr(3)) {
-      if (c < '0' || c > '9' || n > 100) n = 1000;
-      else n = n * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (n >= 1 && n <= 12) return n;
+  unsigned n = 0;
+  if (text.starts_with("arg")) {
+    auto [p, ec] = std::from_chars(text.data() + 3, text.data() + text.size(), n);
+    if (ec == std::errc() && p == text.data() + text.size() && n >= 1 && n <= 12) return n;
   }
   throw_usage("invalid --key '{}' (tid, or arg1..arg12)", text);
 }
 
+SdtLatency::SdtLatency(LatencySpec spec) : spec_(std::move(spec)) {
+  for (const std::string* p : {&spec_.begin, &spec_.end})
+    if (p->size() < 4 || (*p)[0] != '%' || p->find(':') == std::string::npos)
+      throw_usage("sdt latency: '{}' is not a probe name (%PROVIDER:EVENT)", *p);
+  if (spec_.begin == spec_.end) throw_usage("sdt latency: BEGIN and END are the same probe ({})", spec_.begin);
+}
+
+void SdtLatency::require_hits(const std::string& input) const {
+  std::set<std::string> names;
+  for (const perf::EventInfo* e : seen_) names.insert(e->name);
+  for (const std::string* p : {&spec_.begin, &spec_.end}) {
+    if (names.count(*p)) continue;
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw_runtime("sdt latency: no hit of {} in {} (probes recorded: {})", *p, input, list.empty() ? "none" : list);
+  }
+}
+
 void SdtLatency::add(const perf::Sample& s) {
-  if (!s.event || s.event->attr.type != PERF_TYPE_SOFTWARE || s.event->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
-    return;
+  if (!is_sdt_sample(s)) return;
+  seen_.insert(s.event);
   const std::string& name = s.event->name;
   const bool is_begin = name == spec_.begin, is_end = name == spec_.end;
   if (!is_begin && !is_end) return;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "format/sample.h"
@@ -28,9 +29,13 @@ unsigned parse_latency_key(const std::string& text);
 
 class SdtLatency {
  public:
-  explicit SdtLatency(LatencySpec spec) : spec_(std::move(spec)) {}
+  // Throws a usage error unless BEGIN and END are two %PROVIDER:EVENT names.
+  explicit SdtLatency(LatencySpec spec);
   // Samples in time order (RecordingWalker delivers them so).
   void add(const perf::Sample& s);
+  // Throws a runtime error naming the probes that were recorded when BEGIN
+  // or END never fired in `input` (most likely a misspelt name).
+  void require_hits(const std::string& input) const;
 
   uint64_t begins() const { return begins_; }
   uint64_t ends() const { return ends_; }
@@ -45,6 +50,7 @@ class SdtLatency {
   Log2Hist hist_;
   uint64_t begins_ = 0, ends_ = 0, unmatched_ends_ = 0, replaced_begins_ = 0;
   std::vector<SdtValue> values_;
+  std::unordered_set<const perf::EventInfo*> seen_;  // SDT events hit
 };
 
 }  // namespace sonde::probe

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <fnmatch.h>
-#include <linux/perf_event.h>
 
 
 #include "format/session.h"
@@ -22,8 +21,7 @@ std::string int128_text(__int128 v) {
 }  // namespace
 
 void SdtStats::add(const perf::Sample& s) {
-  if (!s.event || s.event->attr.type != PERF_TYPE_SOFTWARE || s.event->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
-    return;
+  if (!is_sdt_sample(s)) return;
   if (!decode_sdt_values(s.raw, values_)) return;
   Probe& p = probes_[s.event->name];
   ++p.hits;
@@ -69,6 +67,12 @@ nlohmann::json exact(__int128 v, bool is_signed) {
 
 }  // namespace
 
+bool SdtStats::any(const std::vector<std::string>& globs) const {
+  for (const auto& [name, p] : probes_)
+    if (wanted(name, globs)) return true;
+  return false;
+}
+
 std::string SdtStats::format_json(const std::vector<std::string>& globs) const {
   nlohmann::json probes = nlohmann::json::array();
   for (const auto& [name, p] : probes_) {
@@ -101,8 +105,8 @@ std::string SdtStats::format_json(const std::vector<std::string>& globs) const {
 }
 
 std::string SdtStats::format(const std::vector<std::string>& globs) const {
-  fmt::memory_buffer out;
-  auto it = fmt::appender(out);
+  std::string out;
+  auto it = std::back_inserter(out);
   for (const auto& [name, p] : probes_) {
     if (!wanted(name, globs)) continue;
     fmt::format_to(it, "{}: {} hits\n", name, p.hits);
@@ -120,12 +124,10 @@ std::string SdtStats::format(const std::vector<std::string>& globs) const {
       }
       const double mean = static_cast<double>(a.sum) / static_cast<double>(a.count);
       fmt::format_to(it, ", min {}, max {}, mean {}\n", int128_text(a.min), int128_text(a.max), mean);
-      std::string hist;
-      a.hist.print(hist, "    ");
-      fmt::format_to(it, "{}", hist);
+      a.hist.print(out, "    ");
     }
   }
-  return std::string(out.data(), out.size());
+  return out;
 }
 
 }  // namespace sonde::probe

@@ -20,7 +20,8 @@ class SdtStats {
  public:
   // Counts a sample if it is an SDT probe hit (else ignores it).
   void add(const perf::Sample& s);
-  bool empty() const { return probes_.empty(); }
+  // Whether a probe matching `globs` (any when empty) was hit.
+  bool any(const std::vector<std::string>& globs) const;
   // Every probe in name order; only probes whose name matches one of
   // `globs` (all when empty).
   std::string format(const std::vector<std::string>& globs) const;

@@ -57,6 +57,7 @@ struct DwarfUnwinder::Impl {
   std::optional<BuildIdCache> cache;
   std::unordered_map<uint32_t, std::unique_ptr<Process>> processes;
   std::unordered_map<uint32_t, std::string> binaries;  // by Mapping::index; "" = none usable
+  std::unordered_map<BuildId, std::string, BuildIdHash> by_build_id;
   UniqueFd vdso_fd;                                     // running_vdso_file()
   Dwfl_Callbacks callbacks{};
   Dwfl_Thread_Callbacks thread_callbacks{};
@@ -88,6 +89,17 @@ struct DwarfUnwinder::Impl {
   const std::string& binary_for(const Mapping& m) {
     auto it = binaries.find(m.index);
     if (it != binaries.end()) return it->second;
+    // Every process maps libc: with a build-id, one lookup serves them all.
+    if (!m.build_id.empty()) {
+      auto same = by_build_id.find(m.build_id);
+      if (same != by_build_id.end()) return binaries.emplace(m.index, same->second).first->second;
+    }
+    std::string found = find_binary(m);
+    if (!m.build_id.empty()) by_build_id.emplace(m.build_id, found);
+    return binaries.emplace(m.index, std::move(found)).first->second;
+  }
+
+  std::string find_binary(const Mapping& m) {
     std::string found;
     if (!cache) cache.emplace(cache_root.empty() ? BuildIdCache::default_root() : cache_root);
     if (!m.build_id.empty()) {
@@ -103,7 +115,7 @@ struct DwarfUnwinder::Impl {
         }
       }
     }
-    return binaries.emplace(m.index, std::move(found)).first->second;
+    return found;
   }
 
   // This kernel's vdso, when it is the recorded one (same build-id), as a
