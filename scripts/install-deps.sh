@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs everything sonde needs to build and test on Debian 12 (as root).
+# Installs everything sonde needs to build and test on Debian 12 (as root);
+# libclang-rt-14-dev has the sanitizer and libFuzzer runtimes (scripts/fuzz.sh).
 # Idempotent: does nothing when every package is already installed.
 set -euo pipefail
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   libelf-dev libdw-dev libdebuginfod-dev elfutils debuginfod
   libzstd-dev zlib1g-dev libfmt-dev libcli11-dev nlohmann-json3-dev
-  libprotozero-dev libbpf-dev clang llvm
+  libprotozero-dev libbpf-dev clang llvm libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   systemtap-sdt-dev linux-perf binutils liblzma-dev
   golang-go chromium chromium-driver nodejs

@@ -53,8 +53,11 @@ void AddressSpace::on_record(const RecordView& rec) {
       uint32_t pid = 0, tid = 0;
       std::string_view name;
       if (!r.read(pid) || !r.read(tid) || !r.cstring(name)) return;
+      // An exec keeps the old image's mappings, as perf does: samples taken
+      // while the kernel loads the new image (after COMM exec, before its
+      // MMAP2s) still return to the old image's execve, and the new
+      // image's MMAP2s replace whatever they overlap.
       comms_[tid] = intern(name);
-      if (rec.header.misc & kMiscCommExec) processes_[pid].maps.clear();
       return;
     }
     case kFork: {

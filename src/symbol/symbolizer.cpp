@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -175,6 +176,21 @@ struct Symbolizer::Impl {
   // `debug`, then .gnu_debuglink next to the object, in .debug/, and under
   // each debug root. Only files with the wanted build-id (or, when either
   // side has none, the debuglink CRC) are accepted.
+  // A vdso with a .symtab and the image's build-id: a debug file by
+  // build-id (debug roots, cache), else the one the kernel's build installs
+  // (/lib/modules/RELEASE/vdso/vdso64.so, unstripped).
+  std::unique_ptr<ElfFile> find_vdso_debug_file(const ElfFile& image) {
+    std::string source;
+    auto f = find_debug_file(image.build_id(), &image, "", &source);
+    if (f && f->has_symtab()) return f;
+    struct utsname u {};
+    if (image.build_id().empty() || ::uname(&u) != 0) return nullptr;
+    std::string why;
+    f = ElfFile::open(fmt::format("/lib/modules/{}/vdso/vdso64.so", u.release), &why);
+    if (f && f->has_symtab() && f->build_id() == image.build_id()) return f;
+    return nullptr;
+  }
+
   std::unique_ptr<ElfFile> find_debug_file(const BuildId& want, const ElfFile* runtime,
                                            const std::string& original_path, std::string* source) {
     auto accept = [&](const std::string& p, std::optional<uint32_t> crc) -> std::unique_ptr<ElfFile> {
@@ -400,6 +416,15 @@ ObjectHandle Symbolizer::object(const BuildId& id, std::string_view path_view, p
       if (f && !id.empty() && !(f->build_id() == id)) f.reset();
     }
     if (f && (id.empty() || f->build_id() == id)) {
+      if (path == "[vdso]" && !f->has_symtab()) {
+        // The image has only .dynsym (its entry points); the kernel's debug
+        // vdso names the static code between them.
+        if (auto debug = impl_->find_vdso_debug_file(*f)) {
+          o->table.add_elf(*debug, false);
+          source += " + " + debug->path();
+          o->files.push_back(std::move(debug));
+        }
+      }
       o->table.add_elf(*f, false);
       o->table.finalize();
       o->info.source = source;

@@ -13,6 +13,8 @@
 #include <fstream>
 
 #include "cache/buildid_cache.h"
+#include "elf/build_id.h"
+#include "elf/vdso.h"
 #include "symbol/fixture_util.h"
 
 namespace sonde {
@@ -329,6 +331,50 @@ TEST(Symbolizer, BadInputDegradesWithReasons) {
   EXPECT_EQ(s.lookup(ObjectHandle{}, 0).reason, Reason::kNotFound);
   // Nothing was written outside the cache root.
   EXPECT_FALSE(std::filesystem::exists(t / "fake"));
+}
+
+// The vdso image has only .dynsym: code before its first entry point (the
+// static helpers a kernel build puts there) has no name. A debug vdso with
+// the same build-id (the kernel build's unstripped vdso64.so, or one in a
+// debug root) names it. Built here from the running image by adding one
+// symbol with objcopy, so the build-id is the running kernel's.
+TEST(Symbolizer, TheVdsoIsNamedFromADebugVdsoWithItsBuildId) {
+  TempDir t;
+  auto image = own_vdso();
+  ASSERT_FALSE(image.empty());
+  std::string img = t / "vdso.so";
+  std::ofstream(img, std::ios::binary).write(reinterpret_cast<const char*>(image.data()), image.size());
+  std::string hex = test::build_id_of(img);
+  ASSERT_EQ(hex.size(), 40u);
+  auto text = test::sh("readelf -SW '" + img + "' | awk '$2==\".text\"{print $4}'").out;
+  ASSERT_FALSE(text.empty()) << "no .text in the vdso";
+  uint64_t text_start = std::stoull(text, nullptr, 16);
+  uint64_t first_entry = UINT64_MAX;
+  for (const auto& line : test::lines(test::sh("nm -D --defined-only '" + img + "'").out)) {
+    if (line.find(" T ") == std::string::npos && line.find(" W ") == std::string::npos) continue;
+    first_entry = std::min<uint64_t>(first_entry, std::stoull(line, nullptr, 16));
+  }
+  if (first_entry <= text_start) GTEST_SKIP() << "this kernel's vdso has no code before its first entry point";
+  std::string debug_dir = t / ("debug/.build-id/" + hex.substr(0, 2));
+  std::filesystem::create_directories(debug_dir);
+  std::string debug = debug_dir + "/" + hex.substr(2) + ".debug";
+  auto oc = test::sh(fmt::format("objcopy --add-symbol sonde_vdso_static=.text:0,function,local '{}' '{}'", img, debug));
+  ASSERT_EQ(oc.exit_code, 0) << oc.err;
+  ASSERT_EQ(test::build_id_of(debug), hex);
+  uint64_t probe = test::file_offset_of(img, text_start + 1);
+  {  // Without the debug vdso the address has no name.
+    Symbolizer s(isolated(t));
+    EXPECT_FALSE(s.lookup(s.object(id_of(img), "[vdso]", 0), probe).resolved());
+  }
+  SymbolizerOptions o = isolated(t);
+  o.debug_roots = {t / "debug"};
+  Symbolizer s(o);
+  ObjectHandle h = s.object(id_of(img), "[vdso]", 0);
+  ResolvedSymbol r = s.lookup(h, probe);
+  ASSERT_TRUE(r.resolved()) << reason_text(r.reason) << " " << s.info(h).source;
+  EXPECT_EQ(r.name, "sonde_vdso_static");
+  EXPECT_EQ(r.offset, 1u);
+  EXPECT_NE(s.info(h).source.find(debug), std::string::npos) << s.info(h).source;
 }
 
 }  // namespace
