@@ -18,7 +18,14 @@ using test::TempDir;
 
 struct LoadTable {
   std::vector<std::array<uint64_t, 3>> loads;  // offset, vaddr, filesz
+  std::vector<std::array<uint64_t, 2>> plts;   // .plt, .plt.got, .plt.sec: vaddr, size
   BuildId id;
+
+  bool in_plt(uint64_t vaddr) const {
+    for (const auto& p : plts)
+      if (vaddr >= p[0] && vaddr < p[0] + p[1]) return true;
+    return false;
+  }
 };
 
 LoadTable load_table(const std::string& dso) {
@@ -29,6 +36,13 @@ LoadTable load_table(const std::string& dso) {
     std::string o, v, f;
     in >> o >> v >> f;
     t.loads.push_back({std::stoull(o, nullptr, 16), std::stoull(v, nullptr, 16), std::stoull(f, nullptr, 16)});
+  }
+  auto sections = test::sh("readelf -SW '" + dso + "' | sed 's/^ *\\[ *[0-9]*\\]//' | awk '$1 ~ /^\\.plt/{print $3, $5}'");
+  for (const auto& line : test::lines(sections.out)) {
+    std::istringstream in(line);
+    std::string a, z;
+    in >> a >> z;
+    t.plts.push_back({std::stoull(a, nullptr, 16), std::stoull(z, nullptr, 16)});
   }
   t.id = BuildId::from_hex(test::build_id_of(dso)).value_or(BuildId{});
   return t;
@@ -89,10 +103,16 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
       continue;
     }
     // perf 6.1 sometimes leaves the first PLT stub of an object unnamed and
-    // extends the size-less `_init` over it (seen once in many runs, on a
-    // sample that hit clock_gettime@plt right after .init); sonde names the
-    // stub. Counted apart: a difference in perf's favour would still fail.
+    // extends the size-less `_init` over it (how often depends on how long
+    // the kernel's vdso takes, since the stub is clock_gettime@plt); sonde
+    // names the stub. Accepted only where the address really is in a PLT
+    // section (readelf's, not sonde's, view of the object).
     if (name == "_init" && r.name.ends_with("@plt")) {
+      auto it = tables.find(dso);
+      if (it == tables.end() || !it->second.in_plt(addr)) {
+        ++mismatches;
+        first_mismatches += fmt::format("  perf: _init+0x{:x}  sonde: {} at 0x{:x}, outside any .plt\n", off, r.name, addr);
+      }
       ++plt_stub_differences;
       continue;
     }
@@ -108,7 +128,7 @@ TEST(PerfAgreement, SameNamesAsPerfScriptOnARealRecording) {
   EXPECT_GT(vdso_frames, 10u);
   EXPECT_FALSE(vdso_id.empty());
   EXPECT_EQ(mismatches, 0u) << "of " << user << " user and " << kernel << " kernel frames:\n" << first_mismatches;
-  EXPECT_LE(plt_stub_differences, 3u) << "perf's _init vs sonde's X@plt on more than a stray sample";
+  RecordProperty("plt_stub_differences", static_cast<int>(plt_stub_differences));
 }
 
 }  // namespace
