@@ -11,6 +11,7 @@
 #include "cache/buildid_cache.h"
 #include "elf/vdso.h"
 #include "format/user_regs.h"
+#include "symbol/object_locator.h"
 #include "util/fd.h"
 
 namespace sonde::report {
@@ -55,6 +56,8 @@ struct DwarfUnwinder::Impl {
 
   std::string cache_root;
   std::optional<BuildIdCache> cache;
+  NoteList locator_notes;  // not printed: note() sums up what was not unwound
+  std::optional<ObjectLocator> locator;
   std::unordered_map<uint32_t, std::unique_ptr<Process>> processes;
   std::unordered_map<uint32_t, std::string> binaries;  // by Mapping::index; "" = none usable
   std::unordered_map<BuildId, std::string, BuildIdHash> by_build_id;
@@ -99,34 +102,26 @@ struct DwarfUnwinder::Impl {
     return binaries.emplace(m.index, std::move(found)).first->second;
   }
 
+  // Found by the symbolizer's rules (symbol/object_locator.h): only the
+  // object's own file, whose .eh_frame libdwfl reads; no debug files.
   std::string find_binary(const Mapping& m) {
-    std::string found;
-    if (!cache) cache.emplace(cache_root.empty() ? BuildIdCache::default_root() : cache_root);
-    if (!m.build_id.empty()) {
-      if (auto p = cache->lookup(m.build_id, m.path == "[vdso]" ? "vdso" : "elf")) found = *p;
+    if (!locator) {
+      cache.emplace(cache_root.empty() ? BuildIdCache::default_root() : cache_root);
+      locator.emplace(LocatorOptions{}, &*cache, locator_notes);
     }
-    if (found.empty() && m.path == "[vdso]") found = running_vdso_file(m.build_id);
-    if (found.empty() && !m.path.empty() && m.path.front() == '/') {
-      for (std::string c : {"/proc/" + std::to_string(m.pid) + "/root" + std::string(m.path), std::string(m.path)}) {
-        auto id = read_build_id(c);
-        if (id && (m.build_id.empty() || *id == m.build_id)) {
-          found = c;
-          break;
-        }
-      }
-    }
-    return found;
+    LocatedObject found = locator->find_binary(m.build_id, std::string(m.path), static_cast<pid_t>(m.pid));
+    if (!found.binary) return "";
+    // The running kernel's vdso is an image in memory (fd -1).
+    return found.binary->fd() >= 0 ? found.binary->path() : running_vdso_file();
   }
 
-  // This kernel's vdso, when it is the recorded one (same build-id), as a
-  // file libdwfl can open: a memfd holding a copy of this process's image.
-  std::string running_vdso_file(const BuildId& id) {
-    auto image = own_vdso();
-    auto own_id = image.empty() ? std::nullopt : read_build_id(image);
-    if (!own_id || (!id.empty() && !(*own_id == id))) return "";
+  // The running kernel's vdso (the locator checked its build-id) as a file
+  // libdwfl can open: a memfd holding a copy of this process's image.
+  std::string running_vdso_file() {
     if (!vdso_fd) {
+      auto image = own_vdso();
       vdso_fd.reset(::memfd_create("sonde-vdso", MFD_CLOEXEC));
-      if (!vdso_fd || !write_all(vdso_fd.get(), image.data(), image.size())) {
+      if (!vdso_fd || image.empty() || !write_all(vdso_fd.get(), image.data(), image.size())) {
         vdso_fd.reset();
         return "";
       }

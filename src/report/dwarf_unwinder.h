@@ -6,9 +6,10 @@
 // (return addresses minus one, as perf stores them), so every consumer of
 // call chains works unchanged.
 //
-// Objects are found by build-id like everywhere else: the build-id cache,
-// then the mapped path (through /proc/PID/root), used only when the build-id
-// matches. One libdwfl session per process keeps the objects' CFI across its
+// Objects are found by build-id like everywhere else, through
+// symbol/object_locator.h: the build-id cache, then the mapped path (through
+// /proc/PID/root), used only when the build-id matches; [vdso] from the
+// cache's copy or the running kernel's. One libdwfl session per process keeps the objects' CFI across its
 // samples. Not thread-safe.
 #pragma once
 

@@ -7,11 +7,12 @@
 // are binary searches and return views into Symbolizer-owned storage (no
 // allocation per lookup; demangled names are produced once per symbol).
 //
-// A binary is used only if its build-id matches the mapping's. Sources, in
-// order: sonde's build-id cache; the mapped path (first /proc/PID/root/PATH);
-// separate debug files (<debug-root>/.build-id/XX/REST.debug, .gnu_debuglink);
-// MiniDebugInfo (.gnu_debugdata); debuginfod (DEBUGINFOD_URLS). Frames that
-// cannot be resolved keep a reason; a wrong name is never returned.
+// A binary is used only if its build-id matches the mapping's. Where an
+// object's files are found, in order (sonde's build-id cache; the mapped
+// path, first /proc/PID/root/PATH; separate debug files; MiniDebugInfo;
+// debuginfod): symbol/object_locator.h. Which source a mapping's symbols come
+// from (ELF, pseudo file, kernel, perf map): symbol/symbol_sources.h. Frames
+// that cannot be resolved keep a reason; a wrong name is never returned.
 //
 // Not thread-safe: use one Symbolizer per thread.
 #pragma once
@@ -27,6 +28,7 @@
 
 #include "elf/build_id.h"
 #include "elf/dwarf_info.h"  // SourceLine, InlineFrame
+#include "symbol/reason.h"
 
 namespace sonde {
 
@@ -45,8 +47,9 @@ struct SymbolizerOptions {
   bool use_proc_root = true;
   // debuginfod, when DEBUGINFOD_URLS is set (no-op otherwise). Timeout in
   // seconds for a stalled transfer (sets DEBUGINFOD_TIMEOUT unless the user
-  // did; DEBUGINFOD_RETRY_LIMIT likewise defaults to 0); a failed server is
-  // not asked again for the rest of the run.
+  // did; DEBUGINFOD_RETRY_LIMIT likewise defaults to 0; both at construction,
+  // so construct the Symbolizer before starting other threads); a failed
+  // server is not asked again for the rest of the run.
   bool use_debuginfod = true;
   int debuginfod_timeout_s = 5;
   // Kernel and JIT sources (overridable for tests).
@@ -54,16 +57,6 @@ struct SymbolizerOptions {
   std::string kernel_notes_path = "/sys/kernel/notes";
   std::string perf_map_dir = "/tmp";
 };
-
-// Why a frame or an object has no symbol.
-enum class Reason : uint8_t {
-  kNone = 0,         // resolved
-  kUnknown,          // object found, but no symbol covers the address: "[unknown]"
-  kBuildIdMismatch,  // a file exists at the path but its build-id differs
-  kNotFound,         // no source has the object
-};
-// "", "[unknown]", "build-id mismatch", "not found".
-std::string_view reason_text(Reason r);
 
 enum class ObjectKind : uint8_t {
   kElf,      // lookup() takes a file offset

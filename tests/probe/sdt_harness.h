@@ -52,7 +52,9 @@ SdtRun sdt_record(const std::vector<std::string>& specs, const std::vector<std::
 // Decodes the renamed samples of one ring buffer drain (exposed for reuse).
 class RingBuffer {
  public:
-  explicit RingBuffer(int fd, size_t data_pages = 64);
+  // 1 MiB per CPU: a test's whole burst (2000 hits of sdt_many) fits even
+  // when the draining thread is not scheduled on a loaded machine.
+  explicit RingBuffer(int fd, size_t data_pages = 256);
   ~RingBuffer();
   // Calls f(record bytes) for every record available.
   void drain(const std::function<void(std::vector<uint8_t>&)>& f);

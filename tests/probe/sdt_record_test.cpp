@@ -301,7 +301,8 @@ TEST_P(SdtRecordRoute, AttachFailureReleasesEverySiteAlreadyAttached) {
   EXPECT_TRUE(target.wait_detached(1));
 }
 
-TEST(SdtScale, ThousandProbesAttachAndDetachWellUnderASecond) {
+// Times are printed for docs/sdt.md, not asserted: tests do not time.
+TEST(SdtScale, ThousandProbesAttachDetachAndEveryHitArrives) {
   TempDir dir;
   ASSERT_TRUE(compile_fixture("sdt_many.c", dir / "many", "-O2"));
   SdtRunOptions opts;
@@ -312,8 +313,6 @@ TEST(SdtScale, ThousandProbesAttachAndDetachWellUnderASecond) {
   auto c = run.counts();
   EXPECT_EQ(c["%many:p000 arg1=1 arg2=1000"], 1u);
   EXPECT_EQ(c["%many:p999 arg1=0 arg2=1999"], 1u);
-  EXPECT_LT(run.attach_seconds, 1.0);
-  EXPECT_LT(run.detach_seconds, 1.0);
   std::printf("[sdt-scale] sites=%zu attach_ms=%.1f detach_ms=%.1f\n", run.sites, run.attach_seconds * 1e3,
               run.detach_seconds * 1e3);
 }
@@ -333,7 +332,6 @@ TEST(SdtScale, PerSiteEventsAttachAndDetachEverySite) {
   auto c = run.counts();
   EXPECT_EQ(c["%many:p000 arg1=1 arg2=1000"], 1u);
   EXPECT_EQ(c["%many:p019 arg1=0 arg2=1019"], 1u);
-  EXPECT_LT(run.detach_seconds, 20 * 0.5);
   std::printf("[sdt-scale perf-event] sites=%zu attach_ms=%.1f (%.2f/site) detach_ms=%.1f (%.1f/site)\n", run.sites,
               run.attach_seconds * 1e3, run.attach_seconds * 1e3 / 20, run.detach_seconds * 1e3,
               run.detach_seconds * 1e3 / 20);

@@ -1,6 +1,7 @@
 // debuginfod: a real server on 127.0.0.1 serving a fixture that exists
 // nowhere else; then the same with the server stopped.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -134,8 +135,9 @@ TEST(Debuginfod, ResolvesFromARealServerAndDegradesWhenItIsGone) {
     ObjectHandle h = s.object(id, "/nonexistent/only_here");
     ObjectHandle h2 = s.object(*BuildId::from_hex("00112233445566778899aabbccddeeff00112233"), "/nonexistent/other");
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Printed, not asserted (tests do not time): the notes below say the
+    // server was given up after its first failure.
     std::printf("debuginfod stopped: 2 objects failed in %.3f s\n", secs);
-    EXPECT_LT(secs, 3.0);
     EXPECT_EQ(s.lookup(h, off).reason, Reason::kNotFound);
     EXPECT_EQ(s.lookup(h2, off).reason, Reason::kNotFound);
     ASSERT_FALSE(s.notes().empty());
@@ -171,7 +173,11 @@ TEST(Debuginfod, AStalledServerCostsOneTimeoutThenIsSkipped) {
     EXPECT_EQ(s.lookup(s.object(*BuildId::from_hex(id), "/nonexistent/x"), 0).reason, Reason::kNotFound);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("debuginfod stalled: 3 objects failed in %.3f s (timeout 1 s)\n", secs);
-  EXPECT_LT(secs, 4.0);
+  // The server was asked once: one connection reached it for three objects.
+  fcntl(fd, F_SETFL, O_NONBLOCK);
+  size_t connections = 0;
+  for (int c; (c = accept(fd, nullptr, nullptr)) >= 0; ++connections) close(c);
+  EXPECT_EQ(connections, 1u);
   std::string all;
   for (const auto& n : s.notes()) all += n + "\n";
   EXPECT_EQ(test::count_lines_with(all, "debuginfod"), 1u) << all;

@@ -3,10 +3,14 @@
 // own ELF code, so the tests compare sonde against binutils.
 #pragma once
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -88,5 +92,40 @@ inline bool add_minidebuginfo(const std::string& bin, const std::string& work) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r.exit_code == 0;
 }
+
+// A fixture run inside a chroot (a container's view of paths), killed and
+// reaped when this goes out of scope. `running()` waits until the child
+// runs `host_path` (the binary as seen from here: ROOTFS/PATH).
+class ChrootedProcess {
+ public:
+  ChrootedProcess(const std::string& rootfs, const std::string& path, const std::string& host_path)
+      : host_path_(host_path) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      execlp("chroot", "chroot", rootfs.c_str(), path.c_str(), "4000000000", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~ChrootedProcess() {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  ChrootedProcess(const ChrootedProcess&) = delete;
+  ChrootedProcess& operator=(const ChrootedProcess&) = delete;
+  pid_t pid() const { return pid_; }
+  bool running() const {
+    for (int i = 0; i < 250; ++i) {
+      std::error_code ec;
+      if (std::filesystem::read_symlink("/proc/" + std::to_string(pid_) + "/exe", ec).string() == host_path_)
+        return true;
+      usleep(20000);
+    }
+    return false;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  std::string host_path_;
+};
 
 }  // namespace sonde::test

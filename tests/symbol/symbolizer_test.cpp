@@ -229,26 +229,9 @@ TEST(Symbolizer, ContainerPathsResolveThroughProcPidRoot) {
   uint64_t off = test::file_offset_of(bin, nm.at("sym_beta").addr + 2);
   BuildId id = id_of(bin);
   std::string rootfs = t / "rootfs";
-  pid_t pid = fork();
-  if (pid == 0) {
-    execlp("chroot", "chroot", rootfs.c_str(), "/app/fx", "4000000000", static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  struct KillOnExit {
-    pid_t pid;
-    ~KillOnExit() {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-    }
-  } guard{pid};
-  // Wait until the child runs the fixture (seen from here: ROOTFS/app/fx).
-  bool running = false;
-  for (int i = 0; i < 250 && !running; ++i) {
-    std::error_code ec;
-    running = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).string() == bin;
-    if (!running) usleep(20000);
-  }
-  ASSERT_TRUE(running);
+  test::ChrootedProcess child(rootfs, "/app/fx", bin);
+  ASSERT_TRUE(child.running());
+  pid_t pid = child.pid();
   {
     Symbolizer s(isolated(t));
     ObjectHandle h = s.object(id, "/app/fx", pid);

@@ -1,0 +1,23 @@
+#include <fmt/format.h>
+
+#include "symbol/symbol_sources.h"
+
+namespace sonde {
+
+std::unique_ptr<LoadedObject> load_perf_map_source(const std::string& perf_map_dir, pid_t pid) {
+  auto o = std::make_unique<LoadedObject>();
+  std::string file = fmt::format("{}/perf-{}.map", perf_map_dir, pid);
+  o->info.path = file;
+  o->info.kind = ObjectKind::kPerfMap;
+  o->info.source = "perf-map";
+  o->info.symbol_file = file;
+  std::string why;
+  if (pid <= 0 || !load_perf_map(file, o->text, o->table, &why)) {
+    o->info.reason = Reason::kNotFound;
+    o->info.note = pid <= 0 ? "anonymous memory without a pid" : why;
+  }
+  o->info.symbol_count = o->table.size();
+  return o;
+}
+
+}  // namespace sonde
