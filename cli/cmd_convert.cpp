@@ -3,15 +3,11 @@
 // checked before the input is read, and the output is written to a
 // temporary file renamed into place on success, so a failed conversion never
 // leaves a partial output file behind.
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -21,7 +17,9 @@
 #include "format/stream_reader.h"
 #include "report/profile_builder.h"
 #include "symbol/symbolizer.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/parse_int.h"
 
 namespace sonde::cli {
 
@@ -50,8 +48,9 @@ uint64_t parse_seconds(const std::string& s, const std::string& whole) {
   };
   if ((ip.empty() && fp.empty()) || !digits(ip) || !digits(fp) || fp.size() > 9 || ip.size() > 10)
     throw_usage("--time '{}': expected START,END in seconds as perf script prints them (e.g. 12345.678,12346.5)", whole);
-  uint64_t ns = ip.empty() ? 0 : std::stoull(ip) * 1000000000ULL;
-  if (!fp.empty()) ns += std::stoull(fp + std::string(9 - fp.size(), '0'));
+  // At most 10 + 9 digits: the sum fits in 64 bits.
+  uint64_t ns = ip.empty() ? 0 : parse_uint<uint64_t>(ip).value * 1000000000ULL;
+  if (!fp.empty()) ns += parse_uint<uint64_t>(fp + std::string(9 - fp.size(), '0')).value;
   return ns;
 }
 
@@ -65,70 +64,6 @@ void parse_time(const std::string& spec, report::ProfileFilter& f) {
   if (!b.empty()) f.time_end = parse_seconds(b, spec);
   if (f.time_start > f.time_end) throw_usage("--time '{}': START is after END", spec);
 }
-
-// The temporary output file, removed unless committed. Also removed by
-// SIGINT/SIGTERM/SIGHUP (the path is kept in a static buffer so the handler
-// only calls async-signal-safe functions).
-char g_temp_path[4096];
-
-void remove_temp_and_exit(int sig) {
-  if (g_temp_path[0]) ::unlink(g_temp_path);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-class TempOutput {
- public:
-  explicit TempOutput(const std::string& target) : target_(target) {
-    size_t slash = target.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : target.substr(0, slash));
-    std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
-    std::string tmpl = dir + "/." + base + ".sonde-XXXXXX";
-    if (tmpl.size() >= sizeof g_temp_path) throw_usage("-o '{}': path too long", target);
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    int fd = ::mkstemp(buf.data());
-    if (fd < 0) throw_runtime("cannot create an output file in {}: {}", dir, errno_text(errno));
-    ::close(fd);
-    path_ = buf.data();
-    std::memcpy(g_temp_path, path_.c_str(), path_.size() + 1);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, remove_temp_and_exit);
-    stream_.rdbuf()->pubsetbuf(buffer_, sizeof buffer_);
-    stream_.open(path_, std::ios::binary | std::ios::trunc);
-    if (!stream_) {
-      int err = errno;
-      ::unlink(path_.c_str());  // the destructor does not run when the constructor throws
-      g_temp_path[0] = '\0';
-      throw_runtime("cannot open {}: {}", path_, errno_text(err));
-    }
-  }
-  ~TempOutput() {
-    if (!committed_) {
-      stream_.close();
-      ::unlink(path_.c_str());
-    }
-    g_temp_path[0] = '\0';
-  }
-  std::ostream& stream() { return stream_; }
-
-  void commit() {
-    stream_.flush();
-    stream_.close();
-    if (!stream_) throw_runtime("cannot write {}: {}", target_, errno_text(errno));
-    // mkstemp makes 0600 files; give the output the usual umask-based mode.
-    mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::chmod(path_.c_str(), 0666 & ~mask);
-    if (::rename(path_.c_str(), target_.c_str()) != 0) throw_runtime("cannot rename {} to {}: {}", path_, target_, errno_text(errno));
-    committed_ = true;
-  }
-
- private:
-  std::string target_, path_;
-  char buffer_[1 << 16];
-  std::ofstream stream_;
-  bool committed_ = false;
-};
 
 void check_output_dir(const std::string& out) {
   size_t slash = out.rfind('/');
@@ -226,7 +161,8 @@ void run_convert(const ConvertArgs& a) {
     if (!std::cout) throw_runtime("cannot write to standard output");
     return;
   }
-  TempOutput out(a.output);
+  // Removed unless committed, also when a signal ends the conversion.
+  AtomicFile out(a.output, {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
   export_profile(*fmt, profile, a, out.stream());
   out.commit();
 }

@@ -5,7 +5,6 @@
 // found before recording starts never create the output file.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdio>
 #include <memory>
 
@@ -17,6 +16,7 @@
 #include "record/recorder.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/parse_int.h"
 
 namespace sonde::cli {
 
@@ -37,12 +37,12 @@ struct RecordArgs {
   std::vector<std::string> command;
 };
 
+// Any u64; the options' own ranges are checked by the callers, each with its
+// own message.
 uint64_t parse_u64(const std::string& opt, const std::string& text) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || p != text.data() + text.size())
-    throw_usage("invalid {} '{}': expected a positive integer", opt, text);
-  return v;
+  auto v = parse_uint<uint64_t>(text);
+  if (!v) throw_usage("invalid {} '{}': expected a positive integer", opt, text);
+  return v.value;
 }
 
 std::vector<pid_t> parse_pids(const std::string& opt, const std::string& text) {
@@ -147,9 +147,11 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
 void register_record(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<RecordArgs>();
   auto* cmd = app.add_subcommand("record", "Record a profile into a pipe-mode perf.data stream");
+  // One value per -e (a vector option would take the command's words too).
   cmd->add_option("-e,--event", a->events,
-                   "Event(s), repeatable, comma lists allowed: cpu-clock (default), task-clock, page-faults, "
-                   "context-switches, ..., cycles[:u|:k], ..., tracepoints system:name (globs allowed)");
+                  "Event(s), repeatable, comma lists allowed: cpu-clock (default), task-clock, page-faults, "
+                  "context-switches, ..., cycles[:u|:k], ..., tracepoints system:name (globs allowed)")
+      ->allow_extra_args(false);
   auto* freq = cmd->add_option("-F,--freq", a->freq,
                                "Sampling frequency in Hz (default 4000), or max (kernel.perf_event_max_sample_rate)");
   auto* period = cmd->add_option("-c,--count", a->period, "Sample every N events instead of -F");
@@ -175,9 +177,13 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_flag("-N,--no-buildid-cache", a->no_buildid_cache,
                 "Do not keep the mapped binaries in the build-id cache (see docs/record.md)");
   cmd->add_option("--buildid-dir", a->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
-  cmd->add_option("command", a->command, "Workload to run: -- CMD [ARGS...]");
+  cmd->add_option("command", a->command,
+                  "Workload to run: [--] CMD [ARGS...]; with -p/-t/-a it only sets how long to record");
+  // Like perf, sonde's options end at the first word that is not one: the
+  // command's own flags (ls -a, python3 -c) are the command's.
+  cmd->positionals_at_end();
   cmd->footer(
-      "Exit status: the workload's (128+N if it died of signal N), 0 for -p/-t/-a; 2 for malformed input "
+      "Exit status: the command's (128+N if it died of signal N), else 0; 2 for malformed input "
       "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
       "or command, event not supported, output not writable). Input errors never create the output file.");
   cmd->callback([a, freq, period, pages, level, &exit_code] {

@@ -8,12 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 
 #include "util/error.h"
 #include "util/fd.h"
@@ -22,13 +20,6 @@
 namespace sonde {
 
 namespace {
-
-std::string unique_suffix() {
-  // pid + counter + random: unique across concurrent processes and threads.
-  static std::atomic<uint64_t> counter{0};
-  static const uint64_t salt = std::random_device{}();
-  return fmt::format(".tmp.{}.{}.{:x}", getpid(), counter++, salt & 0xffffff);
-}
 
 bool is_hex_id(std::string_view s) {
   if (s.size() < 2 || s.size() > 40 || s.size() % 2) return false;
@@ -60,7 +51,7 @@ bool clone_or_copy(const std::string& src, const std::string& dst) {
 
 // Atomically places a symlink `link_path` -> `target`.
 void symlink_atomic(const std::string& target, const std::string& link_path) {
-  std::string tmp = link_path + unique_suffix();
+  std::string tmp = link_path + unique_temp_suffix();
   if (symlink(target.c_str(), tmp.c_str()) != 0)
     throw_runtime("cannot create {}: {}", tmp, errno_text(errno));
   if (rename(tmp.c_str(), link_path.c_str()) != 0) {
@@ -169,7 +160,7 @@ std::optional<BuildIdCache::Entry> BuildIdCache::add_kallsyms(const BuildId& ker
     if (first && std::string_view(buf.data(), static_cast<size_t>(n)).starts_with("0000000000000000 "))
       throw_runtime("{} shows no addresses (kernel.kptr_restrict)", kallsyms_path);
     first = false;
-    if (!write_all(copy.fd.get(), buf.data(), static_cast<size_t>(n))) throw_runtime("cannot write {}: {}", copy.tmp, errno_text(errno));
+    copy.out.write(buf.data(), static_cast<size_t>(n));
   }
   if (first) throw_runtime("{} is empty", kallsyms_path);
   return commit_kallsyms(copy);
@@ -177,12 +168,8 @@ std::optional<BuildIdCache::Entry> BuildIdCache::add_kallsyms(const BuildId& ker
 
 BuildIdCache::Entry BuildIdCache::add_kallsyms_text(const BuildId& kernel_id, const std::string& text) {
   PendingFile f = begin_kallsyms(kernel_id);
-  if (!write_all(f.fd.get(), text.data(), text.size())) throw_runtime("cannot write {}: {}", f.tmp, errno_text(errno));
+  f.out.write(text);
   return commit_kallsyms(f);
-}
-
-BuildIdCache::PendingFile::~PendingFile() {
-  if (!tmp.empty()) ::unlink(tmp.c_str());
 }
 
 BuildIdCache::PendingFile BuildIdCache::begin_kallsyms(const BuildId& kernel_id) {
@@ -191,7 +178,7 @@ BuildIdCache::PendingFile BuildIdCache::begin_kallsyms(const BuildId& kernel_id)
 }
 
 BuildIdCache::Entry BuildIdCache::commit_kallsyms(PendingFile& f) {
-  if (f.tmp.empty()) throw_runtime("cannot cache kallsyms: nothing pending");
+  if (f.out.committed()) throw_runtime("cannot cache kallsyms: nothing pending");
   return commit_pseudo(f);
 }
 
@@ -200,27 +187,20 @@ BuildIdCache::Entry BuildIdCache::add_vdso(const BuildId& id, std::span<const ui
   if (id.empty() || !got || !(*got == id))
     throw_runtime("cannot cache the vdso: its image does not have build-id {}", id.empty() ? "(none)" : id.hex());
   PendingFile f = begin_pseudo("[vdso]", "vdso", id);
-  if (!write_all(f.fd.get(), image.data(), image.size())) throw_runtime("cannot write {}: {}", f.tmp, errno_text(errno));
+  f.out.write(image.data(), image.size());
   return commit_pseudo(f);
 }
 
 BuildIdCache::PendingFile BuildIdCache::begin_pseudo(const std::string& name, const std::string& file,
                                                      const BuildId& id) {
-  PendingFile f;
-  f.entry = Entry{id, name, root_ + "/" + name + "/" + id.hex()};
-  f.file = file;
-  make_dirs_inside(root_, f.entry.dir);
-  std::string tmp = f.entry.dir + "/" + file + unique_suffix();
-  f.fd.reset(::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (!f.fd) throw_runtime("cannot create {}: {}", tmp, errno_text(errno));
-  f.tmp = std::move(tmp);
-  return f;
+  Entry entry{id, name, root_ + "/" + name + "/" + id.hex()};
+  make_dirs_inside(root_, entry.dir);
+  AtomicFile out(entry.dir + "/" + file, {.readable = true});
+  return PendingFile{std::move(out), file, std::move(entry)};
 }
 
 BuildIdCache::Entry BuildIdCache::commit_pseudo(PendingFile& f) {
-  if (::rename(f.tmp.c_str(), (f.entry.dir + "/" + f.file).c_str()) != 0)
-    throw_runtime("cannot rename {} into the cache: {}", f.tmp, errno_text(errno));
-  f.tmp.clear();
+  if (!f.out.try_commit()) throw_runtime("cannot rename {} into the cache: {}", f.out.temp_path(), errno_text(errno));
   std::string hex = f.entry.build_id.hex();
   make_dirs_inside(root_, root_ + "/.build-id/" + hex.substr(0, 2));
   symlink_atomic("../../" + f.entry.path + "/" + hex, root_ + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2));
@@ -235,7 +215,7 @@ BuildIdCache::Entry BuildIdCache::link_in(const std::string& real_path, const Bu
   std::string dst = *dir + "/" + file_name;
   // An existing verified copy is kept: a second writer has nothing to do.
   if (auto cur = read_build_id(dst); !(cur && *cur == id)) {
-    std::string tmp = dst + unique_suffix();
+    std::string tmp = dst + unique_temp_suffix();
     if (link(real_path.c_str(), tmp.c_str()) != 0 && !clone_or_copy(real_path, tmp)) {
       int e = errno;
       unlink(tmp.c_str());

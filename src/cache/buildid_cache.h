@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "elf/build_id.h"
+#include "util/atomic_file.h"
 #include "util/fd.h"
 
 namespace sonde {
@@ -64,18 +65,13 @@ class BuildIdCache {
 
   // A kallsyms copy written while it is read (the text is 5+ MB: holding it
   // whole would be most of a report's memory): begin_kallsyms opens a
-  // temporary file in the entry's folder, the caller writes to `fd`, then
-  // commit_kallsyms renames it into place (and links .build-id), or the
-  // PendingFile's destructor removes it.
+  // temporary file in the entry's folder, the caller writes to `out.fd()`,
+  // then commit_kallsyms renames it into place (and links .build-id), or the
+  // AtomicFile's destructor removes it.
   struct PendingFile {
-    UniqueFd fd;       // opened read-write: the caller may read it back
-    std::string tmp;   // "" once committed
+    AtomicFile out;    // opened read-write: the caller may read it back
     std::string file;  // its name once in place ("kallsyms", "vdso")
     Entry entry;
-    PendingFile() = default;
-    PendingFile(PendingFile&&) = default;
-    PendingFile& operator=(PendingFile&&) = default;
-    ~PendingFile();
   };
   PendingFile begin_kallsyms(const BuildId& kernel_id);
   Entry commit_kallsyms(PendingFile& file);

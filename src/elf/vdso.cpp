@@ -2,39 +2,28 @@
 
 #include <sys/uio.h>
 
-#include <charconv>
 #include <string_view>
 
-#include "util/fs.h"
+#include "util/proc_maps.h"
 
 namespace sonde {
 
 namespace {
 
-bool parse_hex(std::string_view s, uint64_t& v) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
-  return !s.empty() && ec == std::errc() && p == s.data() + s.size();
-}
-
 // The [vdso] line of /proc/self/maps. getauxval(AT_SYSINFO_EHDR) gives the
 // start but not the length, which the recorder compares.
 std::span<const uint8_t> find_own_vdso() {
-  auto maps = read_small_file("/proc/self/maps");
+  auto maps = read_proc_maps(0);
   if (!maps) return {};
-  std::string_view text(*maps);
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    if (!line.ends_with("[vdso]")) continue;
-    size_t dash = line.find('-'), sp = line.find(' ');
-    uint64_t start = 0, end = 0;
-    if (dash == std::string_view::npos || sp == std::string_view::npos || dash > sp) return {};
-    if (!parse_hex(line.substr(0, dash), start) || !parse_hex(line.substr(dash + 1, sp - dash - 1), end)) return {};
-    if (end <= start || end - start > kMaxVdsoBytes) return {};
-    return {reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(start)), static_cast<size_t>(end - start)};
-  }
-  return {};
+  std::span<const uint8_t> image;
+  bool found = false;
+  for_each_maps_line(*maps, [&](const MapsLine& m) {
+    if (found || m.path != "[vdso]") return;
+    found = true;
+    if (m.end > m.start && m.end - m.start <= kMaxVdsoBytes)
+      image = {reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(m.start)), static_cast<size_t>(m.end - m.start)};
+  });
+  return image;
 }
 
 }  // namespace

@@ -145,10 +145,39 @@ void append_script_safe(std::string& out, std::string_view json) {
   }
 }
 
-void replace_once(std::string& s, std::string_view what, std::string_view with) {
-  size_t at = s.find(what);
-  if (at == std::string::npos) throw_runtime("html: template lacks {}", what);
-  s.replace(at, what.size(), with);
+// The template's placeholders are replaced in one pass over the template
+// alone: recorded text (an event name "@DATA@", a title "@SCRIPT@") that is
+// substituted is never searched again, so no placeholder spelling in a
+// recording can move or hide another. Each must appear as often as `count`.
+struct Placeholder {
+  std::string_view name;
+  std::string_view text;
+  int count;
+};
+
+void render_template(std::string_view tmpl, std::span<const Placeholder> fills, std::ostream& out) {
+  std::vector<int> seen(fills.size(), 0);
+  size_t at = 0;
+  while (at < tmpl.size()) {
+    size_t next = tmpl.find('@', at);
+    if (next == std::string_view::npos) break;
+    out.write(tmpl.data() + at, static_cast<std::streamsize>(next - at));
+    at = next;
+    size_t i = 0;
+    while (i < fills.size() && !tmpl.substr(at).starts_with(fills[i].name)) ++i;
+    if (i == fills.size()) {
+      out.put('@');
+      ++at;
+      continue;
+    }
+    out.write(fills[i].text.data(), static_cast<std::streamsize>(fills[i].text.size()));
+    ++seen[i];
+    at += fills[i].name.size();
+  }
+  out.write(tmpl.data() + at, static_cast<std::streamsize>(tmpl.size() - at));
+  for (size_t i = 0; i < fills.size(); ++i)
+    if (seen[i] != fills[i].count)
+      throw_runtime("html: template has {} {}, not {}", seen[i], fills[i].name, fills[i].count);
 }
 
 }  // namespace
@@ -225,7 +254,6 @@ void write_html(const report::Profile& p, const HtmlOptions& opts, std::ostream&
   }
   data += "]}";
 
-  std::string page(kTemplateHtml);
   std::string safe_data;
   safe_data.reserve(data.size() + 64);
   append_script_safe(safe_data, data);
@@ -239,18 +267,12 @@ void write_html(const report::Profile& p, const HtmlOptions& opts, std::ostream&
       default: escaped_title.push_back(c);
     }
   }
-  // Replace the script and data last: their text must not be searched for
-  // the other placeholders.
-  for (int i = 0; i < 2; ++i) replace_once(page, "@TITLE@", escaped_title);  // <title> and <h1>
-  size_t js_at = page.find("@SCRIPT@");
-  size_t data_at = page.find("@DATA@");
-  if (js_at == std::string::npos || data_at == std::string::npos || data_at > js_at)
-    throw_runtime("html: template placeholders missing");
-  out.write(page.data(), static_cast<std::streamsize>(data_at));
-  out.write(safe_data.data(), static_cast<std::streamsize>(safe_data.size()));
-  out.write(page.data() + data_at + 6, static_cast<std::streamsize>(js_at - data_at - 6));
-  out.write(kFlamegraphJs.data(), static_cast<std::streamsize>(kFlamegraphJs.size()));
-  out.write(page.data() + js_at + 8, static_cast<std::streamsize>(page.size() - js_at - 8));
+  const Placeholder fills[] = {
+      {"@TITLE@", escaped_title, 2},  // <title> and <h1>
+      {"@DATA@", safe_data, 1},
+      {"@SCRIPT@", kFlamegraphJs, 1},
+  };
+  render_template(kTemplateHtml, fills, out);
   if (!out) throw_runtime("html: cannot write the output");
 }
 

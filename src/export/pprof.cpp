@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <climits>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -192,71 +193,88 @@ void gzip_to(const std::string& data, std::ostream& out) {
   if (!out) throw_runtime("pprof: cannot write the output");
 }
 
-}  // namespace
-
-void write_pprof(const report::Profile& p, std::ostream& out) {
-  StringTable strings(p);
-
-  // Every extra string is asked for before anything is written (the string
-  // table, field 6, follows the samples), in the order they were always
-  // appended: sample types, period type, comments, label keys.
-  //
-  // Value layout: for event k, [2k] = samples/count, [2k+1] = its period.
-  // The first event's names are the conventional ones; later events are
-  // prefixed with their name so every sample type has a distinct name
-  // (go tool pprof -sample_index=NAME).
-  using Ref = StringTable::Ref;
-  const size_t nev = p.events.size();
-  struct ValueTypeRefs {
-    Ref type, unit;
+// The string indices and scalars of the Profile message besides its tables.
+struct ProfileHeader {
+  struct ValueType {
+    int64_t type = 0, unit = 0;
   };
-  std::vector<ValueTypeRefs> sample_types;
-  sample_types.reserve(2 * nev);
-  for (size_t k = 0; k < nev; ++k) {
+  std::vector<ValueType> sample_types;  // for event k: [2k] samples/count, [2k+1] its period
+  std::optional<ValueType> period_type;  // the first event's
+  int64_t period = 0;                    // the first event's mean period
+  std::vector<int64_t> comments;
+  int64_t default_sample_type = 0;
+  int64_t pid_key = 0, tid_key = 0, comm_key = 0, cpu_key = 0;  // label keys
+};
+
+// Asks for every extra string before anything is written (the string
+// table, field 6, follows the samples), in the order they were always
+// appended: sample types, period type, comments, label keys.
+//
+// The first event's names are the conventional ones; later events are
+// prefixed with their name so every sample type has a distinct name
+// (go tool pprof -sample_index=NAME).
+ProfileHeader resolve_header(const report::Profile& p, StringTable& strings) {
+  using Ref = StringTable::Ref;
+  std::vector<std::pair<Ref, Ref>> sample_types;
+  for (size_t k = 0; k < p.events.size(); ++k) {
     auto [ptype, punit] = period_type(p.events[k]);
     const Ref count_type = strings.want(k == 0 ? "samples" : p.events[k].name + "_samples");
-    sample_types.push_back({count_type, strings.want("count")});
+    sample_types.emplace_back(count_type, strings.want("count"));
     const Ref period_type_ref = strings.want(k == 0 || ptype != "cpu" ? ptype : p.events[k].name);
-    sample_types.push_back({period_type_ref, strings.want(punit)});
+    sample_types.emplace_back(period_type_ref, strings.want(punit));
   }
-  ValueTypeRefs period_type_refs{0, 0};
-  int64_t period = 0;
-  if (nev > 0) {
+  std::optional<std::pair<Ref, Ref>> period_refs;
+  ProfileHeader h;
+  if (!p.events.empty()) {
     const auto& e0 = p.events[0];
     auto [ptype, punit] = period_type(e0);
-    period_type_refs = {strings.want(ptype), strings.want(punit)};
-    period = e0.samples ? static_cast<int64_t>(e0.period / e0.samples) : 0;
+    period_refs.emplace(strings.want(ptype), strings.want(punit));
+    h.period = e0.samples ? static_cast<int64_t>(e0.period / e0.samples) : 0;
   }
   std::vector<Ref> comment_refs;
   for (const std::string* c : {&p.hostname, &p.os_release, &p.cmdline})
     if (!c->empty()) comment_refs.push_back(strings.want(*c));
   const Ref r_pid = strings.want("pid"), r_tid = strings.want("tid"), r_comm = strings.want("comm"),
             r_cpu = strings.want("cpu");
+
   strings.resolve();
-  const int64_t k_pid = strings[r_pid], k_tid = strings[r_tid], k_comm = strings[r_comm],
-                k_cpu = strings[r_cpu];
-  std::vector<int64_t> comments;
-  for (Ref r : comment_refs) comments.push_back(strings[r]);
+  for (auto [type, unit] : sample_types) h.sample_types.push_back({strings[type], strings[unit]});
+  if (period_refs) h.period_type = ProfileHeader::ValueType{strings[period_refs->first], strings[period_refs->second]};
+  for (Ref r : comment_refs) h.comments.push_back(strings[r]);
   // Default view: the first event's period, which is what perf report and
   // sonde report show percentages of.
-  const int64_t default_sample_type = nev > 0 ? strings[sample_types[1].type] : 0;
+  if (!h.sample_types.empty()) h.default_sample_type = h.sample_types[1].type;
+  h.pid_key = strings[r_pid];
+  h.tid_key = strings[r_tid];
+  h.comm_key = strings[r_comm];
+  h.cpu_key = strings[r_cpu];
+  return h;
+}
 
-  // Which mappings have every location symbolized: pprof tools symbolize
-  // the other mappings themselves (by build-id in Parca), so their
-  // unresolved locations are left as bare addresses.
-  std::vector<uint8_t> map_unresolved(p.mappings.size(), 0), map_lines(p.mappings.size(), 0),
-      map_inline(p.mappings.size(), 0);
+// What each mapping's locations have: pprof tools symbolize the mappings
+// without has_functions themselves (by build-id in Parca), so their
+// unresolved locations are left as bare addresses.
+struct MappingFlags {
+  std::vector<uint8_t> unresolved, lines, inlined;  // by mapping index
+};
+
+MappingFlags mapping_flags(const report::Profile& p) {
+  const size_t n = p.mappings.size();
+  MappingFlags f{std::vector<uint8_t>(n, 0), std::vector<uint8_t>(n, 0), std::vector<uint8_t>(n, 0)};
   for (const auto& loc : p.locations) {
-    if (loc.mapping >= p.mappings.size()) continue;
-    if (!p.functions[loc.function].resolved) map_unresolved[loc.mapping] = 1;
+    if (loc.mapping >= n) continue;
+    if (!p.functions[loc.function].resolved) f.unresolved[loc.mapping] = 1;
     for (const auto& l : loc.lines)
-      if (l.line) map_lines[loc.mapping] = 1;
-    if (loc.lines.size() > 1) map_inline[loc.mapping] = 1;
+      if (l.line) f.lines[loc.mapping] = 1;
+    if (loc.lines.size() > 1) f.inlined[loc.mapping] = 1;
   }
+  return f;
+}
 
-  // pprof treats the first mapping as the main binary (its "File:" line,
-  // and the default for symbolization): put first the executable holding
-  // the most sampled leaf frames (by period), not whatever was mapped first.
+// pprof treats the first mapping as the main binary (its "File:" line,
+// and the default for symbolization): the executable holding the most
+// sampled leaf frames (by period), not whatever was mapped first.
+size_t main_mapping(const report::Profile& p) {
   std::vector<uint64_t> exe_weight(p.mappings.size(), 0);
   for (const auto& s : p.samples) {
     if (s.stack == UINT32_MAX) continue;
@@ -271,26 +289,29 @@ void write_pprof(const report::Profile& p, std::ostream& out) {
     bool library = m.kernel || base.find(".so") != std::string_view::npos || base.empty() || base[0] == '[';
     if (!library && (!found || exe_weight[i] > exe_weight[main_map])) main_map = i, found = true;
   }
-  // Mapping ids: main_map gets 1, the others keep their order.
-  std::vector<uint64_t> map_id(p.mappings.size());
-  for (size_t i = 0, next = 2; i < p.mappings.size(); ++i) map_id[i] = i == main_map ? 1 : next++;
-  std::vector<size_t> by_id(p.mappings.size());
-  for (size_t i = 0; i < p.mappings.size(); ++i) by_id[map_id[i] - 1] = i;
+  return main_map;
+}
 
-  // The encoded Profile, fields in field-number order as protobuf writes
-  // them. Nested messages are written in place (protozero reserves their
-  // length and closes the gap when they end).
-  std::string raw;
-  raw.reserve(p.samples.size() * 48 + p.locations.size() * 24 + p.all_strings().size() * 32 + 4096);
-  pb::Builder<pb::Profile> prof{raw};
+// Mapping ids: the main mapping gets 1, the others keep their order.
+struct MappingIds {
+  std::vector<uint64_t> id;  // by mapping index
+  std::vector<size_t> by_id;  // mapping index by id - 1
+};
 
-  for (const auto& vt : sample_types)
-    write_value_type(prof, pb::Profile::sample_type, strings[vt.type], strings[vt.unit]);
+MappingIds mapping_ids(const report::Profile& p) {
+  const size_t main_map = main_mapping(p);
+  MappingIds ids{std::vector<uint64_t>(p.mappings.size()), std::vector<size_t>(p.mappings.size())};
+  for (size_t i = 0, next = 2; i < p.mappings.size(); ++i) ids.id[i] = i == main_map ? 1 : next++;
+  for (size_t i = 0; i < p.mappings.size(); ++i) ids.by_id[ids.id[i] - 1] = i;
+  return ids;
+}
 
-  // Samples: nothing is allocated per sample (the location buffer is
-  // reused, the values are written as they are produced). A sample is never
-  // empty (its labels have keys), nor are the messages after it (their ids
-  // start at 1), so protozero dropping empty nested messages never applies.
+// Samples: nothing is allocated per sample (the location buffer is reused,
+// the values are written as they are produced). A sample is never empty (its
+// labels have keys), nor are the messages after it (their ids start at 1),
+// so protozero dropping empty nested messages never applies.
+void write_samples(pb::Builder<pb::Profile>& prof, const report::Profile& p, const ProfileHeader& h) {
+  const size_t nev = p.events.size();
   std::vector<uint32_t> locs;
   for (const auto& s : p.samples) {
     pb::Builder<pb::Sample> ps{prof, pb::Profile::sample};
@@ -306,7 +327,7 @@ void write_pprof(const report::Profile& p, std::ostream& out) {
                            : v == 2 * s.event + 1 ? static_cast<int64_t>(s.period)
                                                   : 0);
     }
-    const std::pair<int64_t, int64_t> nums[] = {{k_pid, s.pid}, {k_tid, s.tid}};
+    const std::pair<int64_t, int64_t> nums[] = {{h.pid_key, s.pid}, {h.tid_key, s.tid}};
     for (auto [key, num] : nums) {
       pb::Builder<pb::Label> l{ps, pb::Sample::label};
       pb::put_int64(l, pb::Label::key, key);
@@ -314,41 +335,46 @@ void write_pprof(const report::Profile& p, std::ostream& out) {
     }
     {
       pb::Builder<pb::Label> l{ps, pb::Sample::label};
-      pb::put_int64(l, pb::Label::key, k_comm);
+      pb::put_int64(l, pb::Label::key, h.comm_key);
       pb::put_int64(l, pb::Label::str, s.comm);
     }
     {
       pb::Builder<pb::Label> l{ps, pb::Sample::label};
-      pb::put_int64(l, pb::Label::key, k_cpu);
+      pb::put_int64(l, pb::Label::key, h.cpu_key);
       pb::put_int64(l, pb::Label::num, s.cpu);
     }
   }
+}
 
-  for (size_t i : by_id) {
+void write_mappings(pb::Builder<pb::Profile>& prof, const report::Profile& p, const MappingIds& ids) {
+  const MappingFlags flags = mapping_flags(p);
+  for (size_t i : ids.by_id) {
     const auto& m = p.mappings[i];
     pb::Builder<pb::Mapping> pm{prof, pb::Profile::mapping};
-    pb::put_uint64(pm, pb::Mapping::id, map_id[i]);
+    pb::put_uint64(pm, pb::Mapping::id, ids.id[i]);
     pb::put_uint64(pm, pb::Mapping::memory_start, m.start);
     pb::put_uint64(pm, pb::Mapping::memory_limit, m.end);
     pb::put_uint64(pm, pb::Mapping::file_offset, m.pgoff);
     pb::put_int64(pm, pb::Mapping::filename, m.path);
     pb::put_int64(pm, pb::Mapping::build_id, m.build_id);
-    pb::put_bool(pm, pb::Mapping::has_functions, !map_unresolved[i]);
-    pb::put_bool(pm, pb::Mapping::has_filenames, map_lines[i] != 0);
-    pb::put_bool(pm, pb::Mapping::has_line_numbers, map_lines[i] != 0);
-    pb::put_bool(pm, pb::Mapping::has_inline_frames, map_inline[i] != 0);
+    pb::put_bool(pm, pb::Mapping::has_functions, !flags.unresolved[i]);
+    pb::put_bool(pm, pb::Mapping::has_filenames, flags.lines[i] != 0);
+    pb::put_bool(pm, pb::Mapping::has_line_numbers, flags.lines[i] != 0);
+    pb::put_bool(pm, pb::Mapping::has_inline_frames, flags.inlined[i] != 0);
   }
+}
 
+void write_locations(pb::Builder<pb::Profile>& prof, const report::Profile& p, const MappingIds& ids) {
   for (size_t i = 0; i < p.locations.size(); ++i) {
     const auto& loc = p.locations[i];
     pb::Builder<pb::Location> pl{prof, pb::Profile::location};
     pb::put_uint64(pl, pb::Location::id, i + 1);
-    pb::put_uint64(pl, pb::Location::mapping_id, loc.mapping < p.mappings.size() ? map_id[loc.mapping] : 0);
+    pb::put_uint64(pl, pb::Location::mapping_id, loc.mapping < p.mappings.size() ? ids.id[loc.mapping] : 0);
     pb::put_uint64(pl, pb::Location::address, loc.address);
     const bool resolved = p.functions[loc.function].resolved;
-    // Unresolved addresses inside a known mapping stay bare (see above);
-    // without a mapping nothing could symbolize them later, so they keep
-    // their placeholder function name.
+    // Unresolved addresses inside a known mapping stay bare (see
+    // MappingFlags); without a mapping nothing could symbolize them later,
+    // so they keep their placeholder function name.
     if (!resolved && loc.mapping < p.mappings.size()) continue;
     if (loc.lines.empty()) {
       pb::Builder<pb::Line> line{pl, pb::Location::line};
@@ -361,7 +387,9 @@ void write_pprof(const report::Profile& p, std::ostream& out) {
       }
     }
   }
+}
 
+void write_functions(pb::Builder<pb::Profile>& prof, const report::Profile& p) {
   for (size_t i = 0; i < p.functions.size(); ++i) {
     const auto& f = p.functions[i];
     pb::Builder<pb::Function> pf{prof, pb::Profile::function};
@@ -370,16 +398,38 @@ void write_pprof(const report::Profile& p, std::ostream& out) {
     pb::put_int64(pf, pb::Function::system_name, f.raw_name);
     pb::put_int64(pf, pb::Function::filename, f.file);
   }
+}
 
-  strings.write(prof);
+// The Profile, fields in field-number order as protobuf writes them. Nested
+// messages are written in place (protozero reserves their length and closes
+// the gap when they end).
+std::string encode_profile(const report::Profile& p) {
+  StringTable strings(p);
+  const ProfileHeader h = resolve_header(p, strings);
+  const MappingIds ids = mapping_ids(p);
+  std::string raw;
+  raw.reserve(p.samples.size() * 48 + p.locations.size() * 24 + p.all_strings().size() * 32 + 4096);
+  {
+    pb::Builder<pb::Profile> prof{raw};
+    for (const auto& vt : h.sample_types) write_value_type(prof, pb::Profile::sample_type, vt.type, vt.unit);
+    write_samples(prof, p, h);
+    write_mappings(prof, p, ids);
+    write_locations(prof, p, ids);
+    write_functions(prof, p);
+    strings.write(prof);
+    // drop_frames, keep_frames, time_nanos, duration_nanos: not set.
+    if (h.period_type) write_value_type(prof, pb::Profile::period_type, h.period_type->type, h.period_type->unit);
+    pb::put_int64(prof, pb::Profile::period, h.period);
+    prof.add_packed_int64(pb::Profile::comment, h.comments.begin(), h.comments.end());  // nothing when empty
+    pb::put_int64(prof, pb::Profile::default_sample_type, h.default_sample_type);
+  }
+  return raw;
+}
 
-  // drop_frames, keep_frames, time_nanos, duration_nanos: not set.
-  if (nev > 0)
-    write_value_type(prof, pb::Profile::period_type, strings[period_type_refs.type], strings[period_type_refs.unit]);
-  pb::put_int64(prof, pb::Profile::period, period);
-  prof.add_packed_int64(pb::Profile::comment, comments.begin(), comments.end());  // nothing when empty
-  pb::put_int64(prof, pb::Profile::default_sample_type, default_sample_type);
+}  // namespace
 
+void write_pprof(const report::Profile& p, std::ostream& out) {
+  std::string raw = encode_profile(p);
   // protobuf refuses to serialize (and its readers to parse) a message of
   // 2 GiB or more.
   if (raw.size() > INT_MAX) throw_runtime("pprof: cannot serialize the profile (over 2 GiB?)");

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -69,26 +70,44 @@ bool ByteSource::ensure(size_t n) {
 }
 
 bool ByteSource::fill(size_t n) {
-  // Move the unread tail to the front, grow if one record needs more room.
+  // Move the unread tail to the front.
   if (pos_ > 0) {
     std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
     end_ -= pos_;
     pos_ = 0;
   }
-  if (buf_.size() < n) buf_.resize(n);
+  // A length field asks for n bytes; only what the input can still deliver
+  // is allocated. A regular file holds no more than what is left of it (a
+  // record claiming 4 GiB in a 32-byte file costs nothing); a pipe's buffer
+  // grows as its bytes arrive, at most doubling what has been read.
+  size_t want = n;
+  if (regular_) want = std::min<uint64_t>(n, end_ + remaining_in_file());
   while (end_ < n) {
+    if (end_ == buf_.size()) {
+      if (buf_.size() >= want) break;  // the file ends before n bytes
+      buf_.resize(std::min(want, std::max(buf_.size() * 2, kReadChunk)));
+    }
     ssize_t got = ::read(fd_.get(), buf_.data() + end_, buf_.size() - end_);
     if (got < 0) {
       if (errno == EINTR) continue;
       throw_runtime("cannot read the recording: {}", errno_text(errno));
     }
-    if (got == 0) {
-      eof_ = true;
-      return false;
-    }
+    if (got == 0) break;
     end_ += static_cast<size_t>(got);
   }
-  return true;
+  if (end_ >= n) return true;
+  eof_ = true;
+  return false;
+}
+
+// Bytes of a regular file not read yet, asked of the file itself: it may
+// have grown since it was opened (a recording still being written), and
+// stdin may have been handed over at any position.
+uint64_t ByteSource::remaining_in_file() const {
+  struct stat st {};
+  const off_t at = ::lseek(fd_.get(), 0, SEEK_CUR);
+  if (at < 0 || ::fstat(fd_.get(), &st) != 0 || st.st_size <= at) return 0;
+  return static_cast<uint64_t>(st.st_size - at);
 }
 
 }  // namespace sonde::perf

@@ -1,7 +1,9 @@
 // Where a recording's bytes come from. Sequential reading (pipe mode, from a
 // pipe or a regular file) goes through one growing buffer filled by read(2),
 // so memory stays at the size of the largest record however big the input
-// is. Random access (file mode) maps a regular file on demand; the reader
+// is, and never above the bytes the input really holds: a length field is
+// believed only as far as the file goes, and on a pipe the buffer grows as
+// bytes arrive. Random access (file mode) maps a regular file on demand; the reader
 // releases pages behind it with release_before(). Spans handed out stay
 // valid until the next call that asks for more bytes.
 #pragma once
@@ -41,6 +43,7 @@ class ByteSource {
 
  private:
   bool fill(size_t n);
+  uint64_t remaining_in_file() const;
 
   UniqueFd fd_;
   bool regular_ = false;

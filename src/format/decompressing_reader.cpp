@@ -13,9 +13,10 @@ namespace sonde::perf {
 
 namespace {
 
-// One COMPRESSED record holds at most 65527 payload bytes; perf sizes its
-// output per record by the ring-buffer size (~0.5 MiB). Anything expanding
-// the pending data past this is a decompression bomb, not a recording.
+// Payloads are decompressed as their records are taken, so the buffer holds
+// the largest single record (with its trailing bytes), not a whole payload's
+// output: a small COMPRESSED record that expands a thousandfold costs time
+// per record delivered, not memory. One record larger than this is a bomb.
 constexpr size_t kMaxPending = size_t{256} << 20;
 constexpr size_t kInitialBuffer = size_t{1} << 20;
 
@@ -35,8 +36,12 @@ class DecompressingReader : public RecordReader {
         int got = next_buffered(out);
         if (got > 0) return true;
         if (got < 0) return false;
-        // got == 0: only part of a record is buffered; more comes with the
-        // next COMPRESSED record.
+        // got == 0: only part of a record is buffered; more comes from the
+        // payload, or with the next COMPRESSED record.
+      }
+      if (draining_) {
+        if (!decompress_more()) return false;
+        continue;
       }
       bool ok = inner_->next(out);
       if (!ok) {
@@ -50,7 +55,7 @@ class DecompressingReader : public RecordReader {
       position_ = inner_->position();
       if (out.header.type == kCompressed) {
         sync();
-        if (!decompress(out)) return false;
+        if (!start_payload(out)) return false;
         continue;
       }
       if (!is_known_record_type(out.header.type)) continue;  // counted by the inner reader
@@ -112,38 +117,44 @@ class DecompressingReader : public RecordReader {
     return 0;
   }
 
-  bool decompress(const RecordView& rec) {
+  // The payload stays in the inner reader's buffer until its next(), which
+  // is not called before the payload is drained.
+  bool start_payload(const RecordView& rec) {
     if (!dctx_) {
       dctx_ = ZSTD_createDCtx();
       if (!dctx_) return fail("cannot create a zstd decompression context");
       buf_.resize(kInitialBuffer);
     }
     compressed_offset_ = rec.offset;
-    // Keep the unread tail (a record split across payloads) at the front.
+    auto payload = rec.bytes.subspan(sizeof(RecordHeader));
+    in_ = ZSTD_inBuffer{payload.data(), payload.size(), 0};
+    draining_ = true;
+    return true;
+  }
+
+  // Decodes what fits after the unread records; the buffer grows only when
+  // one record does not fit in it.
+  bool decompress_more() {
     if (head_ > 0) {
       std::memmove(buf_.data(), buf_.data() + head_, tail_ - head_);
       tail_ -= head_;
       head_ = 0;
     }
-    auto payload = rec.bytes.subspan(sizeof(RecordHeader));
-    ZSTD_inBuffer in{payload.data(), payload.size(), 0};
-    for (;;) {
-      if (tail_ == buf_.size()) {
-        if (buf_.size() >= kMaxPending)
-          return fail(fmt::format("the COMPRESSED record at offset {:#x} expands to more than {} MiB", rec.offset,
-                                  kMaxPending >> 20));
-        buf_.resize(std::min(buf_.size() * 2, kMaxPending));
-      }
-      ZSTD_outBuffer outb{buf_.data(), buf_.size(), tail_};
-      size_t ret = ZSTD_decompressStream(dctx_, &outb, &in);
-      tail_ = outb.pos;
-      if (ZSTD_isError(ret))
-        return fail(fmt::format("cannot decompress the COMPRESSED record at offset {:#x}: {}", rec.offset,
-                                ZSTD_getErrorName(ret)));
-      // Done when the input is used up and zstd did not stop for lack of
-      // output room (it may still hold decoded bytes in that case).
-      if (in.pos == in.size && outb.pos < outb.size) break;
+    if (tail_ == buf_.size()) {
+      if (buf_.size() >= kMaxPending)
+        return fail(fmt::format("a record in the COMPRESSED record at offset {:#x} is larger than {} MiB",
+                                compressed_offset_, kMaxPending >> 20));
+      buf_.resize(std::min(buf_.size() * 2, kMaxPending));
     }
+    ZSTD_outBuffer outb{buf_.data(), buf_.size(), tail_};
+    size_t ret = ZSTD_decompressStream(dctx_, &outb, &in_);
+    tail_ = outb.pos;
+    if (ZSTD_isError(ret))
+      return fail(fmt::format("cannot decompress the COMPRESSED record at offset {:#x}: {}", compressed_offset_,
+                              ZSTD_getErrorName(ret)));
+    // Drained when the input is used up and zstd did not stop for lack of
+    // output room (it may still hold decoded bytes in that case).
+    draining_ = !(in_.pos == in_.size && outb.pos < outb.size);
     return true;
   }
 
@@ -151,6 +162,8 @@ class DecompressingReader : public RecordReader {
   ZSTD_DCtx* dctx_ = nullptr;
   std::vector<uint8_t> buf_;
   size_t head_ = 0, tail_ = 0;
+  ZSTD_inBuffer in_{};
+  bool draining_ = false;  // the current payload may still give bytes
   uint64_t compressed_offset_ = 0;
   uint64_t own_unknown_ = 0;
   bool failed_ = false;

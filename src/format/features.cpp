@@ -1,7 +1,9 @@
 #include "format/features.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "format/attr_sizes.h"
 #include "util/byte_reader.h"
 
 namespace sonde::perf {
@@ -21,13 +23,18 @@ FeatureEncoder& FeatureEncoder::string_list(const std::vector<std::string>& list
 }
 
 std::vector<uint8_t> encode_event_desc(const std::vector<EventDesc>& events) {
+  // One attr size for every entry: the largest the events have (each is the
+  // size its kernel accepted); smaller attrs are padded with zeros, which
+  // is what their missing fields mean.
+  uint32_t size = kPerfAttrSizeVer0;
+  for (const auto& ev : events) size = std::max(size, attr_size_to_write(ev.attr));
   FeatureEncoder e;
   e.u32(static_cast<uint32_t>(events.size()));
-  e.u32(kAttrSize);
+  e.u32(size);
   for (const auto& ev : events) {
     perf_event_attr a = ev.attr;
-    a.size = kAttrSize;
-    e.raw(&a, sizeof a);
+    a.size = size;
+    e.raw(&a, size);
     e.u32(static_cast<uint32_t>(ev.ids.size()));
     e.string(ev.name);
     for (uint64_t id : ev.ids) e.u64(id);
@@ -74,13 +81,14 @@ std::optional<std::vector<std::string>> decode_string_list(std::span<const uint8
 std::optional<std::vector<EventDesc>> decode_event_desc(std::span<const uint8_t> payload) {
   ByteReader r(payload);
   uint32_t nr, attr_size;
-  if (!r.read(nr) || !r.read(attr_size) || attr_size < 64) return std::nullopt;
+  if (!r.read(nr) || !r.read(attr_size)) return std::nullopt;
   std::vector<EventDesc> out;
   for (uint32_t i = 0; i < nr; ++i) {
     EventDesc d{};
+    // Entries are attr_size bytes apart, whatever each attr.size says (perf's
+    // read_event_desc); the attr itself is read by its own size.
     std::span<const uint8_t> attr_bytes;
-    if (!r.bytes(attr_size, attr_bytes)) return std::nullopt;
-    std::memcpy(&d.attr, attr_bytes.data(), std::min<size_t>(attr_size, sizeof d.attr));
+    if (!r.bytes(attr_size, attr_bytes) || read_attr(attr_bytes, d.attr, nullptr) == 0) return std::nullopt;
     uint32_t nr_ids;
     if (!r.read(nr_ids) || !read_string(r, d.name)) return std::nullopt;
     if (nr_ids > r.remaining() / 8) return std::nullopt;

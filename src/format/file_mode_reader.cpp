@@ -148,6 +148,7 @@ class FileModeReader : public RecordReader {
         throw_runtime("{}: corrupt perf.data: attribute {} is cut short", name_, i);
       auto id_bytes = section(ids, fmt::format("id list of attribute {}", i));
       const size_t nr_ids = id_bytes.size() / 8;
+      count_ids(i, id_bytes.size());
       if (sizeof(RecordHeader) + asz + nr_ids * 8 > 0xffff)
         throw_runtime("{}: attribute {} has {} ids, more than one HEADER_ATTR record can hold", name_, i, nr_ids);
       RecordBuilder b(kHeaderAttr, 0);
@@ -161,6 +162,17 @@ class FileModeReader : public RecordReader {
       append(b);
       end_synth(at, entry_offset);
     }
+  }
+
+  // Entries may point at one shared id list; each would become its own copy
+  // (and Session copies them again): entries x ids from a small file. All the
+  // id lists together may be no larger than the file that carries them.
+  void count_ids(uint64_t attr, uint64_t bytes) {
+    id_bytes_total_ += bytes;
+    if (id_bytes_total_ > file_.size())
+      throw_runtime("{}: corrupt perf.data: the id lists of attributes 0 to {} add up to {} bytes, more than the "
+                    "file's {} bytes (entries share one list)",
+                    name_, attr, id_bytes_total_, file_.size());
   }
 
   void read_features() {
@@ -251,6 +263,7 @@ class FileModeReader : public RecordReader {
   std::span<const uint8_t> file_;
   FileHeader hdr_{};
   uint64_t data_pos_ = 0, data_end_ = 0, declared_end_ = 0;
+  uint64_t id_bytes_total_ = 0;  // of every attr's id list so far
   bool features_present_ = false;
   bool done_ = false;
   std::vector<uint8_t> synth_bytes_;

@@ -37,6 +37,16 @@ bool is_metadata(uint32_t type) {
   }
 }
 
+// The attr size of the attrs section (one for every entry: readers step by
+// it). perf up to 6.2 refuses a file-mode attr larger than its own 128 bytes
+// ("file uses a more recent and unsupported ABI"), and a zero field means
+// what an absent one does: VER7 unless an attr sets config3, VER8's field.
+uint32_t file_attr_size(const std::vector<EventInfo>& events) {
+  for (const auto& ev : events)
+    if (ev.attr.config3 != 0) return kPerfAttrSizeVer8;
+  return kPerfAttrSizeVer7;
+}
+
 }  // namespace
 
 FileModeWriter::FileModeWriter(std::string out_path) : out_path_(std::move(out_path)) {
@@ -188,17 +198,18 @@ void FileModeWriter::finish() {
     pos += ev.ids.size() * 8;
   }
   const uint64_t attrs_offset = pos;
+  const uint32_t attr_size = file_attr_size(events);
   for (size_t i = 0; i < events.size(); ++i) {
     perf_event_attr a = events[i].attr;
-    a.size = kAttrSize;
-    append(&a, sizeof a);
+    a.size = attr_size;
+    append(&a, attr_size);
     append(&id_sections[i], sizeof(FileSection));
   }
   flush();
 
   h.magic = kMagic;
   h.size = kFileHeaderSize;
-  h.attr_size = kAttrSize + sizeof(FileSection);
+  h.attr_size = attr_size + sizeof(FileSection);
   h.attrs = {attrs_offset, events.size() * h.attr_size};
   h.data = {data_offset, data_size_};
   h.event_types = {0, 0};

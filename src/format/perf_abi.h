@@ -5,17 +5,23 @@
 // bounds-checked readers.
 #pragma once
 
-#include <linux/perf_event.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "format/uapi/perf_event.h"
+
 namespace sonde::perf {
 
-// perf_event_attr as perf 6.1 writes it: VER7, 128 bytes.
-inline constexpr uint32_t kAttrSize = 128;
-static_assert(sizeof(perf_event_attr) == kAttrSize, "linux-libc-dev 6.1 attr expected");
+// The kernel's definitions (sonde's own copy, uapi/perf_event.h) come with
+// `using namespace sonde::perf`, as the format's other structs do.
+using namespace uapi;
+
+// perf_event_attr as sonde knows it: VER8, 136 bytes. Recordings carry attrs
+// of every size from VER0 (64) up (attr_sizes.h); sonde writes the size the
+// running kernel accepted (record/perf_event.h).
+inline constexpr uint32_t kAttrSize = sizeof(perf_event_attr);
+static_assert(kAttrSize == kPerfAttrSizeVer8);
 
 inline constexpr uint64_t kMagic = 0x32454c4946524550ULL;         // "PERFILE2"
 inline constexpr uint64_t kMagicSwapped = 0x50455246494c4532ULL;  // other endianness

@@ -4,9 +4,11 @@
 #include <bit>
 #include <cstring>
 
+#include "format/attr_sizes.h"
 #include "format/event_names.h"
 #include "format/features.h"
 #include "util/byte_reader.h"
+#include "util/error.h"
 
 namespace sonde::perf {
 
@@ -62,11 +64,12 @@ void Session::add_attr(const RecordView& rec) {
   ByteReader r(rec.bytes);
   r.skip(sizeof(RecordHeader));
   EventInfo ev;
-  // attr.size tells how much of the record is the attr; never read past it.
-  if (r.remaining() < 8) return;
-  uint32_t attr_size = load<uint32_t>(r.pos() + 4);
-  if (attr_size < 64 || attr_size > r.remaining()) attr_size = static_cast<uint32_t>(std::min<size_t>(r.remaining(), kAttrSize));
-  std::memcpy(&ev.attr, r.pos(), std::min<size_t>(attr_size, sizeof ev.attr));
+  // attr.size tells how much of the record is the attr (any size perf has
+  // written); the ids follow it. Without a usable attr no sample can be
+  // decoded, so a bad one ends the reading with one line.
+  std::string why;
+  const uint32_t attr_size = read_attr(rec.bytes.subspan(r.offset()), ev.attr, &why);
+  if (attr_size == 0) throw_runtime("bad HEADER_ATTR at offset {:#x}: {}", rec.offset, why);
   r.skip(attr_size);
   while (r.remaining() >= 8) {
     uint64_t id;

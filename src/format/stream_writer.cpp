@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "format/attr_sizes.h"
 #include "format/record_builder.h"
 #include "util/error.h"
 
@@ -78,8 +79,8 @@ void StreamWriter::write_pipe_header() {
 void StreamWriter::write_attr(const perf_event_attr& attr, std::span<const uint64_t> ids) {
   RecordBuilder b(kHeaderAttr, 0);
   perf_event_attr a = attr;
-  a.size = kAttrSize;
-  b.put(a);
+  a.size = attr_size_to_write(attr);
+  b.put_bytes({reinterpret_cast<const uint8_t*>(&a), a.size});
   for (uint64_t id : ids) b.put(id);
   if (!b.finish()) throw_runtime("too many event ids for one attribute record ({})", ids.size());
   write_record(b.bytes());

@@ -25,7 +25,9 @@ class StreamWriter {
   StreamWriter& operator=(const StreamWriter&) = delete;
 
   void write_pipe_header();
-  // HEADER_ATTR: the 128-byte attr followed by its ids.
+  // HEADER_ATTR: the attr, attr_size_to_write(attr) bytes of it (the size
+  // its kernel accepted; the whole struct when attr.size is not set),
+  // followed by its ids. perf 6.1 reads every size from 64 to 136.
   void write_attr(const perf_event_attr& attr, std::span<const uint64_t> ids);
   // HEADER_FEATURE with an already encoded payload. Features that would not
   // fit the u16 size are skipped (perf 6.1 would corrupt the stream); returns

@@ -74,7 +74,7 @@ std::unordered_map<uint64_t, TracepointFormat> parse_tracing_data(std::span<cons
   std::unordered_map<uint64_t, TracepointFormat> out;
   ByteReader r(blob);
   std::span<const uint8_t> magic;
-  std::string_view version, s;
+  std::string_view version;
   uint8_t big_endian = 0, long_size = 0;
   uint32_t page_size = 0;
   if (!r.bytes(10, magic) || std::memcmp(magic.data(), "\x17\x08\x44tracing", 10) != 0) return out;
@@ -116,13 +116,14 @@ std::string format_tracepoint_fields(const TracepointFormat& tf, std::span<const
     out += f.name;
     out += '=';
     if (f.is_data_loc) {
-      if (f.offset + 4 > raw.size()) {
+      // In 64 bits: a recorded offset near 4 GiB must not wrap past the check.
+      if (static_cast<size_t>(f.offset) + 4 > raw.size()) {
         out += "?";
         continue;
       }
       uint32_t loc = load<uint32_t>(raw.data() + f.offset);
       uint32_t off = loc & 0xffff, len = loc >> 16;
-      if (off + len > raw.size()) {
+      if (static_cast<size_t>(off) + len > raw.size()) {
         out += "?";
         continue;
       }

@@ -4,7 +4,7 @@
 // register's value in a sample, whose registers come packed in mask order.
 #pragma once
 
-#include <asm/perf_regs.h>
+#include "format/uapi/perf_regs_x86.h"
 
 #include <bit>
 #include <cstdint>

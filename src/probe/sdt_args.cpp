@@ -47,25 +47,61 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A C integer literal: optional sign, decimal or 0x hex. The whole string.
-std::optional<int64_t> parse_int(std::string_view s) {
+// Integer literals come from notes in binaries anyone can write: a value that
+// does not fit is reported, never wrapped (signed overflow is UB, and a
+// wrapped value would be a wrong recipe, not an error).
+struct ParsedInt {
+  enum Status { kOk, kNotANumber, kOutOfRange } status = kNotANumber;
+  int64_t value = 0;
+  explicit operator bool() const { return status == kOk; }
+  int64_t operator*() const { return value; }
+};
+
+// A C integer literal without its sign: decimal or 0x hex, the whole string.
+ParsedInt::Status parse_magnitude(std::string_view s, uint64_t& out) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  if (s.empty()) return ParsedInt::kNotANumber;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+  if (p != s.data() + s.size()) return ParsedInt::kNotANumber;
+  if (ec == std::errc::result_out_of_range) return ParsedInt::kOutOfRange;
+  return ec == std::errc() ? ParsedInt::kOk : ParsedInt::kNotANumber;
+}
+
+// The magnitude as a signed 64-bit value, or out of range.
+ParsedInt signed_value(bool neg, uint64_t mag) {
+  constexpr uint64_t kMinMagnitude = uint64_t{1} << 63;  // of INT64_MIN
+  if (neg && mag == kMinMagnitude) return {ParsedInt::kOk, INT64_MIN};
+  if (mag >= kMinMagnitude) return {ParsedInt::kOutOfRange, 0};
+  return {ParsedInt::kOk, neg ? -static_cast<int64_t>(mag) : static_cast<int64_t>(mag)};
+}
+
+// Optional sign, then a literal: a signed 64-bit value. With `bit_pattern`
+// (an immediate of up to 8 bytes) 0x8000000000000000..0xffffffffffffffff are
+// taken as the 64-bit patterns they spell, as an assembler does.
+ParsedInt parse_int(std::string_view s, bool bit_pattern = false) {
   s = trim(s);
   bool neg = false;
   if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
     neg = s.front() == '-';
     s.remove_prefix(1);
   }
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  }
-  if (s.empty()) return std::nullopt;
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  uint64_t mag = 0;
+  if (auto st = parse_magnitude(s, mag); st != ParsedInt::kOk) return {st, 0};
+  if (bit_pattern && !neg) return {ParsedInt::kOk, static_cast<int64_t>(mag)};
+  return signed_value(neg, mag);
 }
+
+std::string too_big(std::string_view what, std::string_view op) {
+  return fmt::format("{} in '{}' does not fit in 64 bits", what, op);
+}
+
+// A memory operand's offset: x86 encodes at most 32 signed bits, aarch64
+// far fewer. A larger one is a damaged note, not an address to guess at.
+bool fits_memory_offset(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; }
 
@@ -84,7 +120,8 @@ std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolv
     return {};
   }
   if (op.front() == '$') {
-    auto v = parse_int(op.substr(1));
+    auto v = parse_int(op.substr(1), /*bit_pattern=*/true);
+    if (v.status == ParsedInt::kOutOfRange) return too_big("constant", op);
     if (!v) return fmt::format("constant '{}' is not a number", op);
     a.kind = ArgKind::Imm;
     a.disp = *v;
@@ -130,9 +167,12 @@ std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolv
         if (neg || !sym.empty()) return fmt::format("unsupported symbol expression in '{}'", op);
         sym = std::string(term);
       } else {
-        auto v = parse_int(term);
-        if (!v) return fmt::format("malformed displacement in '{}'", op);
-        disp += neg ? -*v : *v;
+        uint64_t mag = 0;
+        auto st = parse_magnitude(term, mag);
+        ParsedInt v = st == ParsedInt::kOk ? signed_value(neg, mag) : ParsedInt{st, 0};
+        if (v.status == ParsedInt::kNotANumber) return fmt::format("malformed displacement in '{}'", op);
+        if (!v || __builtin_add_overflow(disp, *v, &disp))
+          return too_big("displacement", op);
       }
       i = j;
     }
@@ -148,12 +188,16 @@ std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolv
     a.kind = ArgKind::RipMem;
     a.symbol = sym;
     a.sym_addr = *addr;
-    a.disp = static_cast<int64_t>(*addr) + disp;  // link-time address; the caller makes it ip-relative
+    // The link-time address (the caller makes it ip-relative), wrapping as
+    // the CPU's address arithmetic does.
+    a.disp = static_cast<int64_t>(*addr + static_cast<uint64_t>(disp));
     return {};
   }
   if (!sym.empty()) return fmt::format("absolute symbol operand '{}' is not supported", op);
   a.kind = ArgKind::Mem;
   if (parts.empty()) return fmt::format("absolute memory operand '{}' is not supported", op);
+  if (!fits_memory_offset(disp))
+    return fmt::format("displacement {} in '{}' is larger than the 32 bits x86 encodes", disp, op);
   if (!parts[0].empty()) {
     if (parts[0].front() != '%') return fmt::format("malformed base register in '{}'", op);
     auto r = x86_register(parts[0].substr(1));
@@ -201,7 +245,9 @@ std::string parse_aarch64_operand(std::string_view op, SdtArg& a) {
       std::string_view d = trim(in.substr(c + 1));
       if (!d.empty() && d.front() == '#') d.remove_prefix(1);
       auto v = parse_int(d);
+      if (v.status == ParsedInt::kOutOfRange) return too_big("offset", op);
       if (!v) return fmt::format("malformed offset in '{}'", op);
+      if (!fits_memory_offset(*v)) return fmt::format("offset {} in '{}' is out of range for a memory operand", *v, op);
       a.disp = *v;
     }
     return {};
@@ -214,11 +260,13 @@ std::string parse_aarch64_operand(std::string_view op, SdtArg& a) {
   }
   std::string_view num = op;
   if (num.front() == '#') num.remove_prefix(1);
-  if (auto v = parse_int(num)) {
+  auto v = parse_int(num, /*bit_pattern=*/true);
+  if (v) {
     a.kind = ArgKind::Imm;
     a.disp = *v;
     return {};
   }
+  if (v.status == ParsedInt::kOutOfRange) return too_big("constant", op);
   return fmt::format("unsupported operand '{}'", op);
 }
 

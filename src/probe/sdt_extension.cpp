@@ -1,8 +1,6 @@
 #include "probe/sdt_extension.h"
 
-#include <linux/perf_event.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,17 +8,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <future>
-#include <sstream>
 #include <thread>
 
 #include "probe/sdt_abi.h"
 #include "probe/sdt_bpf.h"
 #include "probe/sdt_perf_event_attach.h"
 #include "format/session.h"
+#include "record/perf_event.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/proc_maps.h"
 
 namespace sonde::probe {
 namespace {
@@ -124,23 +122,15 @@ std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget
   }
   for (pid_t pid : target.pids) {
     if (pid == target.workload_pid) continue;  // stopped before exec: its maps are sonde's
-    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-    std::string line;
-    while (std::getline(maps, line)) {
-      // addr perms offset dev inode path
-      std::istringstream ls(line);
-      std::string range, perms, off, dev, inode, path;
-      ls >> range >> perms >> off >> dev >> inode;
-      std::getline(ls, path);
-      size_t b = path.find_first_not_of(' ');
-      if (b == std::string::npos) continue;
-      path = path.substr(b);
-      if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
-      if (path.ends_with(" (deleted)")) continue;
+    auto maps = read_proc_maps(pid);
+    if (!maps) continue;
+    for_each_maps_line(*maps, [&](const MapsLine& m) {
+      if (!m.executable() || !m.is_path() || m.deleted()) return;
       // Open through the target's root so containers resolve their own files.
+      std::string path(m.path);
       std::string via_root = "/proc/" + std::to_string(pid) + "/root" + path;
       push(is_file(via_root) ? via_root : path);
-    }
+    });
   }
   return out;
 }
@@ -302,11 +292,11 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     if (cpus.empty())
       for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n; ++c) cpus.push_back(static_cast<int>(c));
     for (int cpu : cpus) {
-      int fd = static_cast<int>(::syscall(__NR_perf_event_open, &attr_, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+      int fd = record::perf_event_open_sized(attr_, -1, cpu, -1, kPerfFlagFdCloexec);
       if (fd < 0) throw_runtime("sdt: cannot open the bpf-output event on CPU {}: {}", cpu, errno_text(errno));
       outputs_.emplace_back(fd);
       uint64_t id = 0;
-      if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) throw_runtime("sdt: PERF_EVENT_IOC_ID: {}", errno_text(errno));
+      if (ioctl(fd, kPerfEventIocId, &id) != 0) throw_runtime("sdt: PERF_EVENT_IOC_ID: {}", errno_text(errno));
       output_ids_.push_back(id);
       bpf_->set_output(cpu, fd);
     }

@@ -2,10 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <linux/perf_event.h>
-
 #include <cstring>
 
+#include "format/uapi/perf_event.h"
 #include "probe/sdt_abi.h"
 #include "util/byte_reader.h"
 

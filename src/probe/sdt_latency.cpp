@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 
 #include "format/session.h"
 #include "util/error.h"
+#include "util/parse_int.h"
 
 namespace sonde::probe {
 
@@ -25,11 +25,8 @@ std::string duration_text(double ns) {
 
 unsigned parse_latency_key(const std::string& text) {
   if (text == "tid") return 0;
-  unsigned n = 0;
-  if (text.starts_with("arg")) {
-    auto [p, ec] = std::from_chars(text.data() + 3, text.data() + text.size(), n);
-    if (ec == std::errc() && p == text.data() + text.size() && n >= 1 && n <= 12) return n;
-  }
+  if (text.starts_with("arg"))
+    if (auto n = parse_uint<unsigned>(std::string_view(text).substr(3), 1, 12)) return n.value;
   throw_usage("invalid --key '{}' (tid, or arg1..arg12)", text);
 }
 

@@ -1,13 +1,12 @@
 #include "probe/sdt_perf_event_attach.h"
 
 #include <bpf/bpf.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 
+#include "record/perf_event.h"
 #include "util/error.h"
 #include "util/fs.h"
 
@@ -58,7 +57,7 @@ std::vector<UniqueFd> attach_uprobe_perf_events(int prog_fd, const std::string& 
     attr.config2 = offsets[i];
     // Counting, not sampling: the program returns 0, so perf itself never
     // records anything for this event; inherit stays 0 (see the header).
-    UniqueFd event(static_cast<int>(::syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC)));
+    UniqueFd event(record::perf_event_open_sized(attr, -1, cpu, -1, kPerfFlagFdCloexec));
     if (!event)
       throw_runtime("sdt: cannot open a uprobe event for {}:0x{:x}: {}", path, offsets[i], errno_text(errno));
     LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event = {.bpf_cookie = cookies[i]});

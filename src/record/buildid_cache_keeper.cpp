@@ -2,15 +2,12 @@
 
 #include <sys/stat.h>
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-
 #include "cache/buildid_cache.h"
 #include "elf/build_id.h"
 #include "elf/vdso.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/proc_maps.h"
 
 namespace sonde::record {
 
@@ -99,26 +96,21 @@ void BuildIdCacheKeeper::run() {
 
 void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
   std::vector<uint8_t> vdso_scratch;
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    std::istringstream in(line);
-    std::string range, perms, off, dev, inode, path;
-    in >> range >> perms >> off >> dev >> inode;
-    std::getline(in >> std::ws, path);
-    if (perms.size() < 3 || perms[2] != 'x') continue;
+  auto maps = read_proc_maps(pid);
+  if (!maps) return;
+  for_each_maps_line(*maps, [&](const MapsLine& m) {
+    if (!m.executable()) return;
+    std::string path(m.path);
     std::optional<BuildId> id;
     if (path == "[vdso]") {
-      unsigned long long start = 0, end = 0;
-      if (std::sscanf(range.c_str(), "%llx-%llx", &start, &end) == 2 && end > start)
-        id = process_vdso_build_id(pid, start, end - start, vdso_scratch);
+      if (m.end > m.start) id = process_vdso_build_id(pid, m.start, m.end - m.start, vdso_scratch);
     } else if (is_file_path(path)) {
       id = read_build_id("/proc/" + std::to_string(pid) + "/root" + path);
     }
-    if (!id) continue;
+    if (!id) return;
     std::lock_guard lock(mu_);
     if (seen_.insert(*id).second) queue_.push_back({pid, path, *id});
-  }
+  });
 }
 
 void BuildIdCacheKeeper::keep(const Item& item) {

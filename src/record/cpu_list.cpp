@@ -3,20 +3,22 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <string>
 
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/parse_int.h"
 
 namespace sonde::record {
 
 namespace {
 
-bool parse_int(std::string_view s, int& out) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size() && out >= 0;
+constexpr int kMaxCpu = 4095;
+
+bool parse_cpu(std::string_view s, int& out) {
+  auto cpu = parse_int<int>(s, 0, kMaxCpu);
+  out = cpu.value;
+  return static_cast<bool>(cpu);
 }
 
 // Parses the list syntax without checking against online CPUs; false if malformed.
@@ -29,12 +31,11 @@ bool parse_list(std::string_view text, std::vector<int>& out) {
     size_t dash = item.find('-');
     int lo = 0, hi = 0;
     if (dash == std::string_view::npos) {
-      if (!parse_int(item, lo)) return false;
+      if (!parse_cpu(item, lo)) return false;
       hi = lo;
-    } else if (!parse_int(item.substr(0, dash), lo) || !parse_int(item.substr(dash + 1), hi) || hi < lo) {
+    } else if (!parse_cpu(item.substr(0, dash), lo) || !parse_cpu(item.substr(dash + 1), hi) || hi < lo) {
       return false;
     }
-    if (hi > 4095) return false;
     for (int c = lo; c <= hi; ++c) out.push_back(c);
     if (comma == std::string_view::npos) break;
     pos = comma + 1;

@@ -2,12 +2,12 @@
 
 #include <dirent.h>
 #include <fnmatch.h>
-#include <linux/perf_event.h>
 #include <unistd.h>
 
 #include <algorithm>
 
 #include "format/event_names.h"
+#include "format/uapi/perf_event.h"
 #include "record/perf_event.h"
 #include "record/tracing_data.h"
 #include "util/error.h"

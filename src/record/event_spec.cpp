@@ -1,8 +1,7 @@
 #include "record/event_spec.h"
 
-#include <linux/perf_event.h>
-
 #include "format/event_names.h"
+#include "format/uapi/perf_event.h"
 #include "util/error.h"
 
 namespace sonde::record {

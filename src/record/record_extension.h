@@ -5,7 +5,6 @@
 // later (dlopen).
 #pragma once
 
-#include <linux/perf_event.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -15,6 +14,7 @@
 
 #include "elf/build_id.h"
 #include "format/features.h"
+#include "format/uapi/perf_event.h"
 
 namespace sonde::record {
 

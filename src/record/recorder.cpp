@@ -127,10 +127,17 @@ class Recorder {
   void write_preamble();
   void enable();
   void loop();
+  bool take_signals();
+  void stop_sampling();
+  void end_workload();
   bool drain_all();
   void handle(std::span<const uint8_t> rec, RecordExtension* ext);
   void write_kernel_record(std::span<const uint8_t> rec);
+  void write_lost(std::span<const uint8_t> rec);
   bool targets_alive() const;
+  // The forked command is what is recorded (not -p/-t/-a with a command,
+  // which only sets how long the recording lasts).
+  bool records_workload() const { return !opts_.command.empty() && !system_wide_ && !tasks_; }
 
   RecordOptions& opts_;
   ExtensionStopper stopper_;
@@ -140,6 +147,7 @@ class Recorder {
   std::vector<int> cpus_;
   std::vector<pid_t> task_targets_;  // pids passed to perf_event_open (-1 for system-wide)
   bool system_wide_ = false;
+  bool tasks_ = false;  // -p/-t
   bool kernel_build_ids_ = false;
   uint64_t sample_type_ = 0;
   std::string command_path_;
@@ -151,7 +159,6 @@ class Recorder {
   BuildIdPatcher build_ids_;
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(65536);
   RecordSummary sum_;
-  bool stopping_ = false;
 };
 
 void Recorder::validate() {
@@ -181,11 +188,10 @@ void Recorder::validate() {
   // Made before the output exists: a libzstd that is missing or refuses the
   // level fails the command without leaving a file behind.
   if (opts_.compression_level > 0) compressor_ = std::make_unique<perf::RecordCompressor>(opts_.compression_level);
-  bool tasks = !opts_.pids.empty() || !opts_.tids.empty();
+  tasks_ = !opts_.pids.empty() || !opts_.tids.empty();
   system_wide_ = opts_.system_wide || !opts_.cpus.empty();
-  if (tasks && !opts_.command.empty()) throw_usage("give either a command or -p/-t, not both");
-  if (tasks && system_wide_) throw_usage("-p/-t cannot be combined with -a/-C");
-  if (!tasks && !system_wide_ && opts_.command.empty())
+  if (tasks_ && system_wide_) throw_usage("-p/-t cannot be combined with -a/-C");
+  if (!tasks_ && !system_wide_ && opts_.command.empty())
     throw_usage("nothing to record: give a command after --, or -p, -t or -a");
   if (opts_.output.empty()) throw_usage("empty output path");
 
@@ -250,7 +256,7 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
   }
   a.disabled = 1;
   a.inherit = opts_.inherit ? 1 : 0;
-  a.enable_on_exec = (!opts_.command.empty() && !system_wide_) ? 1 : 0;
+  a.enable_on_exec = records_workload() ? 1 : 0;
   a.exclude_user = e.exclude_user;
   a.exclude_kernel = e.exclude_kernel;
   a.exclude_guest = 1;
@@ -292,9 +298,9 @@ void Recorder::open_events() {
 
   // One ring buffer per CPU; every other fd on that CPU is redirected into it.
   std::vector<int> ring_owner(cpus_.size(), -1);
-  std::vector<pid_t> targets = system_wide_ ? std::vector<pid_t>{-1}
-                               : !opts_.command.empty() ? std::vector<pid_t>{workload_.pid()}
-                                                        : task_targets_;
+  std::vector<pid_t> targets = system_wide_        ? std::vector<pid_t>{-1}
+                               : records_workload() ? std::vector<pid_t>{workload_.pid()}
+                                                    : task_targets_;
   for (auto& ev : events_) {
     for (size_t c = 0; c < cpus_.size(); ++c) {
       for (pid_t t : targets) {
@@ -303,7 +309,7 @@ void Recorder::open_events() {
         if (ring_owner[c] < 0) {
           ring_owner[c] = fd.get();
           rings_.push_back(Ring{std::make_unique<RingBuffer>(fd.get(), opts_.mmap_pages), nullptr});
-        } else if (::ioctl(fd.get(), PERF_EVENT_IOC_SET_OUTPUT, ring_owner[c]) != 0) {
+        } else if (::ioctl(fd.get(), kPerfEventIocSetOutput, ring_owner[c]) != 0) {
           throw_runtime("cannot share a ring buffer for event '{}': {}", ev.spec.name, errno_text(errno));
         }
         ev.fds.push_back(std::move(fd));
@@ -312,12 +318,14 @@ void Recorder::open_events() {
   }
 
   RecordTarget target;
-  target.pids = opts_.command.empty() ? opts_.pids : std::vector<pid_t>{workload_.pid()};
+  // With -p/-t, a command only times the recording: the extensions see the
+  // targets alone, as when there is no command.
+  target.pids = records_workload() ? std::vector<pid_t>{workload_.pid()} : opts_.pids;
   target.tids = opts_.tids;
   target.system_wide = system_wide_;
   target.cpus = cpus_;
-  target.command_path = command_path_;
-  target.workload_pid = opts_.command.empty() ? -1 : workload_.pid();
+  if (!tasks_) target.command_path = command_path_;
+  target.workload_pid = opts_.command.empty() || tasks_ ? -1 : workload_.pid();
   for (auto& ext : opts_.extensions) {
     ext->prepare(target, events_.front().attr);
     for (auto& d : ext->attrs()) ext_descs_.push_back(std::move(d));
@@ -365,7 +373,7 @@ void Recorder::write_preamble() {
 
   if (system_wide_) {
     synthesize_all_processes(ctx);
-  } else if (!opts_.command.empty()) {
+  } else if (records_workload()) {
     std::string base = opts_.command[0].substr(opts_.command[0].rfind('/') + 1);
     synthesize_comm(ctx, workload_.pid(), workload_.pid(), base.substr(0, 15));
   } else {
@@ -389,9 +397,9 @@ void Recorder::write_preamble() {
 }
 
 void Recorder::enable() {
-  if (!opts_.command.empty() && !system_wide_) return;  // enable_on_exec does it at the exec
+  if (records_workload()) return;  // enable_on_exec does it at the exec
   for (auto& ev : events_)
-    for (auto& fd : ev.fds) ::ioctl(fd.get(), PERF_EVENT_IOC_ENABLE, 0);
+    for (auto& fd : ev.fds) ::ioctl(fd.get(), kPerfEventIocEnable, 0);
 }
 
 void Recorder::write_kernel_record(std::span<const uint8_t> rec) { out_->write_record(rec.data(), rec.size()); }
@@ -431,15 +439,9 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
       }
       return;
     }
-    case perf::kLost: {
-      perf::Lost l;
-      if (rec.size() >= sizeof l) {
-        std::memcpy(&l, rec.data(), sizeof l);
-        sum_.lost += l.lost;
-      }
-      write_kernel_record(rec);
+    case perf::kLost:
+      write_lost(rec);
       return;
-    }
     case perf::kLostSamples: {
       perf::LostSamples l;
       if (rec.size() >= sizeof l) {
@@ -472,6 +474,30 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
   }
 }
 
+// perf counts lost samples from LOST_SAMPLES records ("Total Lost Samples"),
+// which perf record writes at the end from each event's PERF_FORMAT_LOST
+// count; the kernel's LOST records, the same losses, only make it warn of
+// "lost chunks". So each LOST is followed by a LOST_SAMPLES of the same count
+// and sample_id (written as it happens, so a killed recording keeps it), and
+// readers count one or the other, never both (report::RecordingWalker).
+void Recorder::write_lost(std::span<const uint8_t> rec) {
+  write_kernel_record(rec);
+  perf::Lost l;
+  if (rec.size() < sizeof l) return;
+  std::memcpy(&l, rec.data(), sizeof l);
+  sum_.lost += l.lost;
+  perf::LostSamples ls{};
+  ls.header.type = perf::kLostSamples;
+  ls.header.size = static_cast<uint16_t>(rec.size() - sizeof l.id);
+  ls.lost = l.lost;
+  uint8_t buf[256];
+  size_t trailer = rec.size() - sizeof l;
+  if (sizeof ls + trailer > sizeof buf) return;
+  std::memcpy(buf, &ls, sizeof ls);
+  std::memcpy(buf + sizeof ls, rec.data() + sizeof l, trailer);
+  write_kernel_record({buf, sizeof ls + trailer});
+}
+
 bool Recorder::drain_all() {
   size_t total = 0;
   for (auto& r : rings_) {
@@ -495,7 +521,7 @@ bool task_alive(pid_t tid) {
 }
 
 bool Recorder::targets_alive() const {
-  if (!opts_.command.empty() || system_wide_) return true;
+  if (!tasks_) return true;
   for (pid_t p : opts_.pids)
     if (task_alive(p)) return true;
   for (pid_t t : opts_.tids)
@@ -503,6 +529,38 @@ bool Recorder::targets_alive() const {
   return false;
 }
 
+// True when SIGINT/SIGTERM arrived (SIGCHLD only wakes the loop).
+bool Recorder::take_signals() {
+  bool stop = false;
+  while (int sig = signals_->take())
+    if (sig != SIGCHLD) stop = true;
+  return stop;
+}
+
+// Stops the kernel writing before anything else: under overload (-a -F max
+// on busy CPUs) the sampling interrupts themselves starve the recorder and
+// the workload, so draining or waiting first could take minutes.
+void Recorder::stop_sampling() {
+  for (auto& ev : events_)
+    for (auto& fd : ev.fds) ::ioctl(fd.get(), kPerfEventIocDisable, 0);
+}
+
+// Like perf: a workload still running when the recording ends (a signal, or
+// every -p/-t target gone) gets SIGTERM, and SIGKILL on a further signal;
+// its exit status is the recorder's.
+void Recorder::end_workload() {
+  if (!workload_.running()) return;
+  workload_.kill(SIGTERM);
+  pollfd pfds[2] = {{signals_->fd(), POLLIN, 0}, {workload_.pidfd(), POLLIN, 0}};
+  while (!workload_.try_reap()) {
+    ::poll(pfds, 2, kPollTimeoutMs);
+    if (take_signals()) workload_.kill(SIGKILL);
+  }
+}
+
+// Drains until the recording ends: the workload exits, every -p/-t target is
+// gone, or SIGINT/SIGTERM. Then sampling stops, and one last pass takes what
+// the buffers hold: bounded by their size, whatever the load.
 void Recorder::loop() {
   std::vector<pollfd> pfds;
   pfds.push_back({signals_->fd(), POLLIN, 0});
@@ -520,30 +578,15 @@ void Recorder::loop() {
     if (n > 0) {
       for (size_t i = first_ring; i < pfds.size(); ++i)
         if (pfds[i].revents & (POLLHUP | POLLERR)) pfds[i].fd = -1;  // its tasks are gone: stop polling, keep draining
-      if (pfds[0].revents & POLLIN) {
-        while (int sig = signals_->take()) {
-          if (sig == SIGCHLD) continue;
-          if (workload_mode && workload_.running()) {
-            // Like perf: ask the workload to end, keep recording until it has.
-            workload_.kill(stopping_ ? SIGKILL : SIGTERM);
-            stopping_ = true;
-          } else {
-            stopping_ = true;
-          }
-        }
-      }
+      if ((pfds[0].revents & POLLIN) && take_signals()) break;
     }
     drain_all();
-    if (workload_mode) {
-      if (workload_.try_reap()) break;
-    } else if (stopping_ || !targets_alive()) {
-      break;
-    }
+    if (workload_mode && workload_.try_reap()) break;
+    if (!targets_alive()) break;
   }
-  // Final pass: disable so nothing new arrives, then take what is left.
-  for (auto& ev : events_)
-    for (auto& fd : ev.fds) ::ioctl(fd.get(), PERF_EVENT_IOC_DISABLE, 0);
+  stop_sampling();
   drain_all();
+  end_workload();
 }
 
 RecordSummary Recorder::run() {

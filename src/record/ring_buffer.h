@@ -4,8 +4,6 @@
 // once, so draining never allocates.
 #pragma once
 
-#include <linux/perf_event.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "format/perf_abi.h"
+#include "format/uapi/perf_event.h"
 
 namespace sonde::record {
 

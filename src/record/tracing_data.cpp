@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <map>
 
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/parse_int.h"
 
 namespace sonde::record {
 
@@ -44,10 +44,9 @@ bool load_tracepoint(const std::string& root, const std::string& sys, const std:
   auto id = read_first_line(base + "/id");
   auto fmt = read_small_file(base + "/format");
   if (!id || !fmt) return false;
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(id->data(), id->data() + id->size(), v);
-  if (ec != std::errc()) return false;
-  tp = Tracepoint{sys, name, v, std::move(*fmt)};
+  auto v = parse_uint<uint64_t>(*id);
+  if (!v) return false;
+  tp = Tracepoint{sys, name, v.value, std::move(*fmt)};
   return true;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cache/buildid_cache.h"
 #include "elf/vdso.h"
+#include "format/perf_abi.h"
 #include "format/user_regs.h"
 #include "symbol/object_locator.h"
 #include "util/fd.h"
@@ -18,8 +19,7 @@ namespace sonde::report {
 
 namespace {
 
-// perf's PERF_CONTEXT_USER marker in a call chain.
-constexpr uint64_t kContextUser = static_cast<uint64_t>(-512);
+using perf::kContextUser;  // perf's PERF_CONTEXT_USER marker in a call chain
 constexpr uint64_t kRegsAbi64 = 2;  // PERF_SAMPLE_REGS_ABI_64
 // Deep enough for any real stack; bounds a corrupt one.
 constexpr size_t kMaxFrames = 512;

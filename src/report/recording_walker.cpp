@@ -40,10 +40,11 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
       return;
     }
     case kLost:
-      if (rec.bytes.size() >= sizeof(Lost)) stats_.lost_samples += load<uint64_t>(rec.bytes.data() + 16);
+      if (rec.bytes.size() >= sizeof(Lost)) lost_in_lost_records_ += load<uint64_t>(rec.bytes.data() + 16);
       break;
     case kLostSamples:
-      if (rec.bytes.size() >= sizeof(LostSamples)) stats_.lost_samples += load<uint64_t>(rec.bytes.data() + 8);
+      if (rec.bytes.size() >= sizeof(LostSamples)) lost_in_lost_samples_ += load<uint64_t>(rec.bytes.data() + 8);
+      saw_lost_samples_ = true;
       break;
     default:
       break;
@@ -79,6 +80,12 @@ void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
   stats_.truncated_bytes = st.truncated_bytes;
   stats_.stop_error = st.stop_error;
   stats_.unknown_records = st.unknown_records;
+  // One loss, two records: perf (from the events' PERF_FORMAT_LOST counts)
+  // and sonde (one per LOST) write LOST_SAMPLES for the samples that a LOST
+  // record already reported. Like perf's "Total Lost Samples", count the
+  // LOST_SAMPLES; only a recording without any (an older perf or kernel)
+  // falls back to the LOST records.
+  stats_.lost_samples = saw_lost_samples_ ? lost_in_lost_samples_ : lost_in_lost_records_;
 }
 
 }  // namespace sonde::report

@@ -23,7 +23,7 @@ namespace sonde::report {
 struct WalkStats {
   uint64_t records = 0;
   uint64_t samples = 0;
-  uint64_t lost_samples = 0;   // from LOST and LOST_SAMPLES records
+  uint64_t lost_samples = 0;   // LOST_SAMPLES records' sum, else LOST records' (see run())
   uint64_t bad_samples = 0;    // samples that did not decode
   std::string first_bad_sample;  // why the first one failed
   uint64_t truncated_bytes = 0;
@@ -69,6 +69,8 @@ class RecordingWalker {
   std::string buildid_dir_;
   std::unique_ptr<DwarfUnwinder> unwinder_;
   bool arch_checked_ = false, arch_ok_ = true;
+  uint64_t lost_in_lost_records_ = 0, lost_in_lost_samples_ = 0;
+  bool saw_lost_samples_ = false;
 };
 
 }  // namespace sonde::report

@@ -126,6 +126,29 @@ void ScriptPrinter::print_frame(const Frame& f, uint32_t pid) {
   std::memcpy(buf_.data() + at, frame_text_.data() + offset, size);
 }
 
+namespace {
+
+struct RawLocation {
+  std::string_view dso;
+  uint64_t offset;
+};
+
+// An object's frame is its path and file offset. The kernel's maps have no
+// file: perf names the image's map after a reference symbol
+// ("[kernel.kallsyms]_text") with pgoff = that symbol's address, and gives
+// modules pgoff = 0 (sonde: their start), so the "file offset" of a kernel
+// frame is its absolute address. Print the image as "[kernel.kallsyms]" with
+// the offset from its reference symbol, and a module with the offset from
+// its start.
+RawLocation raw_location(const Mapping& m, uint64_t addr, uint64_t file_offset) {
+  if (!m.kernel) return {m.path, file_offset};
+  constexpr std::string_view kImage = "[kernel.kallsyms]";
+  if (m.path.substr(0, kImage.size()) == kImage) return {kImage, addr - m.pgoff};
+  return {m.path, addr - m.start};
+}
+
+}  // namespace
+
 void ScriptPrinter::format_frame(const Frame& f, uint32_t pid, fmt::memory_buffer& buf) {
   auto out = fmt::appender(buf);
   std::string_view dso = f.map ? f.map->path : std::string_view("[unknown]");
@@ -144,7 +167,8 @@ void ScriptPrinter::format_frame(const Frame& f, uint32_t pid, fmt::memory_buffe
       fmt::format_to(out, "\t{:>16x} [unknown] ({})", f.addr, dso);
   } else if (f.map) {
     // Raw mode: everything needed to symbolize later, elsewhere.
-    fmt::format_to(out, "\t{:>16x} {}+{:#x} {}\n", f.addr, dso, f.file_offset,
+    RawLocation at = raw_location(*f.map, f.addr, f.file_offset);
+    fmt::format_to(out, "\t{:>16x} {}+{:#x} {}\n", f.addr, at.dso, at.offset,
                    f.map->build_id.empty() ? "-" : f.map->build_id.hex());
     return;
   } else {

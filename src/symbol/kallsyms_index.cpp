@@ -88,6 +88,9 @@ bool decode_kallsyms_index(std::span<const uint8_t> bytes, KallsymsText text, Un
   if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.version != kVersion) return fail(why, "not a version 1 index");
   if (h.text_size != text.size || h.text_inode != text.inode) return fail(why, "made from another kallsyms copy");
   if (h.narrow > 1) return fail(why, "bad flags");
+  // Only a table with symbols is ever written (an empty one would blank every
+  // kernel frame), and a count of 0 would hand memcpy a null pointer.
+  if (h.count == 0) return fail(why, "no symbols");
   // Sizes from the header are checked against the file, never trusted.
   const size_t key_size = h.narrow ? 4 : 8;
   const size_t body = bytes.size() - sizeof h;

@@ -62,7 +62,7 @@ void parse_kallsyms(LoadedObject& o, const std::string& file, std::optional<Buil
       // A read-only or full cache only costs the next run some time.
     }
   }
-  bool ok = load_kallsyms(file, o.ksyms, o.modules, &why, copy ? copy->fd.get() : -1);
+  bool ok = load_kallsyms(file, o.ksyms, o.modules, &why, copy ? copy->out.fd() : -1);
   if (!ok && copy) {
     // Perhaps only the copy failed (disk full): read again without one.
     copy.reset();

@@ -6,38 +6,21 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <numeric>
 
 #include "elf/vdso.h"
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/fields.h"
 #include "util/fs.h"
+#include "util/parse_int.h"
 
 namespace sonde {
 
 namespace {
 
-std::string_view next_field(std::string_view& line) {
-  size_t b = line.find_first_not_of(" \t");
-  if (b == std::string_view::npos) {
-    line = {};
-    return {};
-  }
-  line.remove_prefix(b);
-  size_t e = line.find_first_of(" \t");
-  std::string_view f = line.substr(0, e);
-  line.remove_prefix(e == std::string_view::npos ? line.size() : e);
-  return f;
-}
-
-bool parse_hex(std::string_view s, uint64_t& out) {
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, 16);
-  return ec == std::errc() && p == s.data() + s.size();
-}
+bool parse_hex(std::string_view s, uint64_t& out) { return parse_uint_into(s, out, IntSyntax::HexOr0x); }
 
 template <typename F>
 void for_each_line(std::string_view text, F&& f) {

@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/fd.h"
 
@@ -65,22 +65,9 @@ void make_dirs(const std::string& path) {
 }
 
 void write_file_atomic(const std::string& path, const std::string& data) {
-  std::random_device rd;
-  std::string tmp = fmt::format("{}.tmp.{}.{:x}", path, ::getpid(), rd());
-  {
-    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-    if (!fd) throw_runtime("cannot create {}: {}", tmp, errno_text(errno));
-    if (!write_all(fd.get(), data.data(), data.size())) {
-      int err = errno;
-      ::unlink(tmp.c_str());
-      throw_runtime("cannot write {}: {}", tmp, errno_text(err));
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    throw_runtime("cannot rename {} to {}: {}", tmp, path, errno_text(err));
-  }
+  AtomicFile out(path);
+  out.write(data);
+  out.commit();
 }
 
 }  // namespace sonde

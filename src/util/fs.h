@@ -15,7 +15,8 @@ std::optional<std::string> read_first_line(const std::string& path);
 
 // Writes `data` to `path` atomically: a unique temporary name in the same
 // folder, then rename(2), so a concurrent reader or writer never sees a
-// half-written file. Throws sonde::Error (runtime) on failure.
+// half-written file (an AtomicFile, util/atomic_file.h). Throws sonde::Error
+// (runtime) on failure.
 void write_file_atomic(const std::string& path, const std::string& data);
 
 // realpath(3): the absolute path with symlinks resolved; nullopt if the

@@ -13,7 +13,7 @@ void* LazyLibrary::find(const char* name, std::string* why) noexcept {
     handle_ = ::dlopen(soname_, RTLD_NOW | RTLD_LOCAL);
     if (!handle_) {
       const char* e = ::dlerror();
-      load_error_ = std::string("cannot load ") + soname_ + ": " + (e ? e : "unknown error");
+      std::snprintf(load_error_, sizeof load_error_, "cannot load %s: %s", soname_, e ? e : "unknown error");
     }
   });
   if (!handle_) {

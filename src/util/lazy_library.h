@@ -34,10 +34,13 @@ class LazyLibrary {
   void* find(const char* name, std::string* why = nullptr) noexcept;
 
  private:
+  // Every member is constant-initializable, so `constinit LazyLibrary x("...")`
+  // compiles with every standard library (clang 14 with libstdc++ 12 has no
+  // constexpr std::string), and no global constructor runs at start-up.
   const char* soname_;
   std::once_flag once_;
   void* handle_ = nullptr;
-  std::string load_error_;  // why dlopen failed; set once, with handle_
+  char load_error_[256] = {};  // why dlopen failed (truncated); set once, with handle_
 };
 
 }  // namespace sonde

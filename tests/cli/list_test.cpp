@@ -2,16 +2,18 @@
 // and tracepoints, hardware events marked as the kernel answers, and the
 // SDT probes of the probe cache.
 #include <gtest/gtest.h>
-#include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <regex>
 #include <set>
 
+#include "format/uapi/perf_event.h"
+#include "record/perf_event.h"
 #include "support/test_support.h"
 
 using namespace sonde::test;
+using namespace sonde::uapi;  // perf_event_attr, PERF_*
 
 namespace {
 
@@ -58,7 +60,7 @@ TEST(List, HardwareEventsSayWhetherThisMachineHasThem) {
   a.disabled = 1;
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
-  int fd = static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, 0));
+  int fd = sonde::record::perf_event_open_sized(a, 0, -1, -1, 0);
   bool have_pmu = fd >= 0;
   if (fd >= 0) close(fd);
   auto r = run({sonde_bin(), "list", "cycles"});

@@ -84,6 +84,47 @@ TEST(SdtArgs, UnsupportedFormsAreReported) {
   EXPECT_FALSE(x86("8@%rip").ok());
 }
 
+// F4 (issue 10): values that do not fit were summed or negated in int64
+// (undefined behaviour) and cached as a wrong recipe. Each now gets a reason;
+// the values that do fit (INT64_MIN, a u64 bit pattern) are exact.
+TEST(SdtArgs, ValuesThatDoNotFitAreReportedNotWrapped) {
+  EXPECT_EQ(x86("8@$-0x8000000000000001").error,
+            "argument '8@$-0x8000000000000001': constant in '$-0x8000000000000001' does not fit in 64 bits");
+  EXPECT_EQ(x86("8@$0x10000000000000000").error,
+            "argument '8@$0x10000000000000000': constant in '$0x10000000000000000' does not fit in 64 bits");
+  EXPECT_EQ(x86("-4@-0x8000000000000000(%rbp)").error,
+            "argument '-4@-0x8000000000000000(%rbp)': displacement -9223372036854775808 in "
+            "'-0x8000000000000000(%rbp)' is larger than the 32 bits x86 encodes");
+  EXPECT_EQ(x86("-4@-0x8000000000000001(%rbp)").error,
+            "argument '-4@-0x8000000000000001(%rbp)': displacement in '-0x8000000000000001(%rbp)' does not fit in 64 "
+            "bits");
+  EXPECT_EQ(x86("8@0x7fffffffffffffff+1(%rax)").error,
+            "argument '8@0x7fffffffffffffff+1(%rax)': displacement in '0x7fffffffffffffff+1(%rax)' does not fit in 64 "
+            "bits");
+  EXPECT_EQ(x86("8@0x80000000(%rax)").error,
+            "argument '8@0x80000000(%rax)': displacement 2147483648 in '0x80000000(%rax)' is larger than the 32 bits "
+            "x86 encodes");
+  EXPECT_EQ(parse_sdt_args("-8@[x1, #-0x8000000000000000]", kMachineAarch64).error,
+            "argument '-8@[x1, #-0x8000000000000000]': offset -9223372036854775808 in '[x1, #-0x8000000000000000]' "
+            "is out of range for a memory operand");
+  EXPECT_EQ(parse_sdt_args("-8@[x1, #-0x8000000000000001]", kMachineAarch64).error,
+            "argument '-8@[x1, #-0x8000000000000001]': offset in '[x1, #-0x8000000000000001]' does not fit in 64 bits");
+  EXPECT_EQ(parse_sdt_args("8@#0x1ffffffffffffffff", kMachineAarch64).error,
+            "argument '8@#0x1ffffffffffffffff': constant in '#0x1ffffffffffffffff' does not fit in 64 bits");
+
+  auto p = x86("8@$-0x8000000000000000 8@$0xffffffffffffffff -4@-0x80000000(%rbp) 4@0x7fffffff(%rax) "
+               "-4@-0x10+0x8(%rbp)");
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.args[0].disp, INT64_MIN);
+  EXPECT_EQ(p.args[1].disp, -1);  // the 64-bit pattern
+  EXPECT_EQ(p.args[2].disp, INT32_MIN);
+  EXPECT_EQ(p.args[3].disp, INT32_MAX);
+  EXPECT_EQ(p.args[4].disp, -8);
+  auto r = x86("8@glob+0x7fffffffffffffff(%rip)");  // wraps as address arithmetic does, without UB
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(static_cast<uint64_t>(r.args[0].disp), 0x4010 + 0x7fffffffffffffffULL);
+}
+
 TEST(SdtArgs, Aarch64) {
   auto p = parse_sdt_args("8@x0 -4@[sp, 96] 4@[x1] 4@5 -4@w3", kMachineAarch64);
   ASSERT_TRUE(p.ok()) << p.error;

@@ -1,7 +1,6 @@
 #include "probe/sdt_harness.h"
 
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -15,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "format/uapi/perf_event.h"
 #include "probe/sdt_format.h"
 #include "util/error.h"
 

@@ -1,7 +1,6 @@
 // Recording SDT probes through probe::SdtExtension with the test harness
 // (the recorder's part is simulated: fork, prepare, drain, rewrite, stop).
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "format/uapi/perf_event.h"
+#include "record/perf_event.h"
 #include "probe/probe_cache.h"
 #include "probe/sdt_attach_route.h"
 #include "probe/sdt_bpf.h"
@@ -25,6 +26,7 @@
 #include "util/error.h"
 
 using namespace sonde::test;
+using namespace sonde::uapi;  // perf_event_attr, PERF_*
 using sonde::probe::SdtExtension;
 
 namespace {
@@ -284,7 +286,7 @@ TEST_P(SdtRecordRoute, AttachFailureReleasesEverySiteAlreadyAttached) {
   attr.type = sonde::probe::read_uprobe_pmu().type;
   attr.config1 = reinterpret_cast<uint64_t>(path.c_str());
   attr.config2 = sites.back().pc_offset;
-  sonde::UniqueFd other(static_cast<int>(syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC)));
+  sonde::UniqueFd other(sonde::record::perf_event_open_sized(attr, -1, 0, -1, sonde::kPerfFlagFdCloexec));
   ASSERT_TRUE(other) << errno;
   EXPECT_EQ(target.probe_bytes(), only_guarded);
   try {

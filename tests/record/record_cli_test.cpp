@@ -43,7 +43,7 @@ TEST(RecordCli, BadInputIsOneLineWithTheDocumentedExitCodeAndNoOutputFile) {
       {{"-p", "x12"}, 2, "invalid -p 'x12'"},
       {{"-p", "999999999"}, 1, "process 999999999 does not exist"},
       {{"-t", "999999998"}, 1, "thread 999999998 does not exist"},
-      {{"-p", "1", "--", "true"}, 2, "either a command or -p/-t"},
+      {{"-p", "1", "-a"}, 2, "-p/-t cannot be combined with -a/-C"},
       {{"-e", "%sdt_nope:probe"}, 2, "'%sdt_nope:probe'"},
   };
   for (const auto& c : cases) {
@@ -119,10 +119,10 @@ TEST(RecordCli, SigtermWithAWorkloadEndsTheWorkloadAndFlushes) {
   std::string data = dir / "w.data", err = dir / "err.txt";
   pid_t rec = spawn({sonde_bin(), "record", "-o", data, "--", "sleep", "30"}, "/dev/null", err);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(::kill(rec, SIGTERM), 0);
-  EXPECT_EQ(wait_for(rec), 128 + SIGTERM);  // the workload's status: killed by SIGTERM
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  // The workload's status: sleep was ended by SIGTERM, not left to run its
+  // 30 s (no clock is read: the status says who ended it).
+  EXPECT_EQ(wait_for(rec), 128 + SIGTERM);
   EXPECT_NE(slurp(err).find(" samples, "), std::string::npos);
   auto f = read_recording(data);
   EXPECT_TRUE(f.opened);

@@ -13,6 +13,7 @@
 #include "record/recording_reader.h"
 
 using namespace sonde::test;
+using namespace sonde::uapi;  // perf_event_attr, PERF_*
 namespace perf = sonde::perf;
 
 namespace {

@@ -6,12 +6,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "record/perf_event.h"
 #include "record/record_test_util.h"
 #include "record/recorder.h"
 #include "record/recording_reader.h"
 #include "util/error.h"
 
 using namespace sonde::test;
+using namespace sonde::uapi;  // perf_event_attr, PERF_*
 namespace rec = sonde::record;
 
 namespace {
@@ -44,15 +46,15 @@ class FakeExtension : public rec::RecordExtension {
     a.disabled = 1;
     a.enable_on_exec = 1;
     a.inherit = 1;
-    attr_ = a;
     for (int cpu : t.cpus) {
-      int fd = static_cast<int>(::syscall(SYS_perf_event_open, &a, t.workload_pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+      int fd = rec::perf_event_open_sized(a, t.workload_pid, cpu, -1, sonde::kPerfFlagFdCloexec);
       if (fd < 0) sonde::throw_runtime("fake: perf_event_open failed");
       uint64_t id = 0;
-      ::ioctl(fd, PERF_EVENT_IOC_ID, &id);
+      ::ioctl(fd, sonde::kPerfEventIocId, &id);
       fds_.push_back(fd);
       ids_.push_back(id);
     }
+    attr_ = a;  // with the size the kernel accepted
   }
   std::vector<sonde::perf::EventDesc> attrs() override { return {{attr_, "fake:faults", ids_}}; }
   std::vector<int> ring_fds() override { return fds_; }

@@ -9,6 +9,7 @@
 #include "record/recording_reader.h"
 
 using namespace sonde::test;
+using namespace sonde::uapi;  // perf_event_attr, PERF_*
 
 namespace {
 

@@ -71,6 +71,43 @@ TEST_F(RecordTargets, SystemWideCapturesTheProcess) {
   EXPECT_GT(count_lines_with(sym.out, "hot_function"), 200u);
 }
 
+// perf record -p PID -- CMD: the pid is recorded while the command runs; the
+// command itself is not recorded, and its exit status is sonde's.
+TEST_F(RecordTargets, PidWithACommandRecordsThePidForTheCommandsDuration) {
+  victim_ = spawn({fixture_, "30"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto r = run({"timeout", "-s", "KILL", "60", sonde_bin(), "record", "-q", "-p", std::to_string(victim_), "-o",
+                data_, "--", "sh", "-c", "sleep 0.5; exit 5"});
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  // The recording ended with the command: the pid still runs.
+  EXPECT_EQ(::waitpid(victim_, nullptr, WNOHANG), 0);
+  auto f = read_recording(data_);
+  ASSERT_TRUE(f.opened) << f.open_error;
+  EXPECT_EQ(f.bad_samples, 0u);
+  EXPECT_GT(f.samples_of_pid(static_cast<uint32_t>(victim_)), 100u);  // ~2000 at 4000 Hz
+  EXPECT_EQ(f.samples_of_pid(static_cast<uint32_t>(victim_)), f.samples.size());
+  for (const auto& m : f.mmap2) {
+    if (m.pid != UINT32_MAX) {
+      EXPECT_EQ(m.pid, static_cast<uint32_t>(victim_)) << m.filename;
+    }
+  }
+}
+
+// When every pid is gone first, the recording ends and the command gets
+// SIGTERM, as perf does (perf exits 143 then too).
+TEST_F(RecordTargets, PidWithACommandEndsWhenThePidsAreGone) {
+  victim_ = spawn({fixture_, "0.3"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto r = run({"timeout", "-s", "KILL", "60", sonde_bin(), "record", "-q", "-p", std::to_string(victim_), "-o",
+                data_, "--", "sleep", "30"});
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_EQ(wait_for(victim_), 0);
+  victim_ = -1;
+  auto f = read_recording(data_);
+  EXPECT_EQ(f.truncated_bytes, 0u);
+  EXPECT_GT(f.samples.size(), 0u);
+}
+
 TEST_F(RecordTargets, CpuListRestrictsSamplesToThoseCpus) {
   victim_ = spawn({fixture_, "2.0"});
   auto r = run({sonde_bin(), "record", "-C", "0", "-o", data_, "--", "sleep", "0.3"});

@@ -10,6 +10,7 @@
 #include "support/test_support.h"
 
 using namespace sonde::test;
+using namespace sonde::uapi;  // perf_event_attr, PERF_*
 namespace perf = sonde::perf;
 
 namespace {

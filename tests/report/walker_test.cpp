@@ -74,3 +74,47 @@ TEST(RecordingWalker, SamplesComeInTimeOrderAcrossRoundsAndStorageChunks) {
   EXPECT_EQ(out_of_order, 0u);
   EXPECT_EQ(walker.stats().samples, w.samples);
 }
+
+namespace {
+
+// A stream of LOST (id, count) and LOST_SAMPLES (count) records, each with
+// the sample_id trailer of an IDENTIFIER-only sample_type.
+uint64_t walked_lost(const std::string& path, const std::vector<uint64_t>& lost,
+                     const std::vector<uint64_t>& lost_samples) {
+  {
+    SyntheticStream stream(path, PERF_SAMPLE_IDENTIFIER);
+    StreamWriter& w = stream.writer();
+    for (uint64_t n : lost) {
+      RecordBuilder r(kLost, 0);
+      r.put(SyntheticStream::kEventId).put(n).put(SyntheticStream::kEventId);
+      EXPECT_TRUE(r.finish());
+      w.write_record(r.bytes());
+    }
+    for (uint64_t n : lost_samples) {
+      RecordBuilder r(kLostSamples, 0);
+      r.put(n).put(SyntheticStream::kEventId);
+      EXPECT_TRUE(r.finish());
+      w.write_record(r.bytes());
+    }
+    w.write_finished_round();
+  }
+  auto reader = open_recording(path);
+  RecordingWalker walker(*reader);
+  walker.run([](const Sample&) {});
+  return walker.stats().lost_samples;
+}
+
+}  // namespace
+
+// perf 6.1 and sonde write a LOST_SAMPLES for the samples a LOST already
+// reported: counted once, from the LOST_SAMPLES (perf's "Total Lost
+// Samples"); a recording with LOST records only (older perf or kernel)
+// counts those.
+TEST(RecordingWalker, EachLossIsCountedOnce) {
+  TempDir dir;
+  EXPECT_EQ(walked_lost(dir / "both.data", {19}, {19}), 19u);
+  EXPECT_EQ(walked_lost(dir / "split.data", {3, 4}, {7}), 7u);
+  EXPECT_EQ(walked_lost(dir / "lost_only.data", {3, 4}, {}), 7u);
+  EXPECT_EQ(walked_lost(dir / "samples_only.data", {}, {6}), 6u);
+  EXPECT_EQ(walked_lost(dir / "none.data", {}, {}), 0u);
+}

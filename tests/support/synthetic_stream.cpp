@@ -3,11 +3,29 @@
 #include <fcntl.h>
 
 #include "format/perf_abi.h"
+#include "format/record_builder.h"
 #include "util/error.h"
 
 namespace sonde::test {
 
-SyntheticStream::SyntheticStream(const std::string& path, uint64_t sample_type) {
+namespace {
+
+// A HEADER_ATTR larger than perf_event_attr: the whole struct, the tail, the id.
+void write_long_attr(perf::StreamWriter& w, perf_event_attr a, const AttrLayout& layout, uint64_t id) {
+  a.size = layout.size;
+  perf::RecordBuilder b(perf::kHeaderAttr, 0);
+  b.put(a);
+  std::vector<uint8_t> tail = layout.tail;
+  tail.resize(layout.size - sizeof a);
+  b.put_bytes(tail);
+  b.put(id);
+  if (!b.finish()) throw_runtime("attr of {} bytes does not fit a record", layout.size);
+  w.write_record(b.bytes());
+}
+
+}  // namespace
+
+SyntheticStream::SyntheticStream(const std::string& path, uint64_t sample_type, const AttrLayout& layout) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw_runtime("cannot create {}: {}", path, errno_text(errno));
   writer_ = std::make_unique<perf::StreamWriter>(fd);
@@ -18,7 +36,12 @@ SyntheticStream::SyntheticStream(const std::string& path, uint64_t sample_type) 
   a.sample_type = sample_type;
   a.sample_id_all = 1;
   const uint64_t ids[] = {kEventId};
-  writer_->write_attr(a, ids);
+  if (layout.size > sizeof a) {
+    write_long_attr(*writer_, a, layout, kEventId);
+  } else {
+    a.size = layout.size;
+    writer_->write_attr(a, ids);
+  }
   writer_->write_features_end();
   writer_->write_event_update_name(kEventId, "cpu-clock");
 }

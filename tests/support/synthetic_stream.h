@@ -6,17 +6,27 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "format/stream_writer.h"
 
 namespace sonde::test {
+
+// How the HEADER_ATTR is laid out: attr.size = `size` (0: the writer's
+// default, sizeof(perf_event_attr)), the attr's bytes up to that size, then
+// the id. Past sizeof(perf_event_attr) the record carries `tail` (zeros when
+// empty), as a recorder from a newer kernel would.
+struct AttrLayout {
+  uint32_t size = 0;
+  std::vector<uint8_t> tail;
+};
 
 class SyntheticStream {
  public:
   static constexpr uint64_t kEventId = 7;
 
   // Creates `path`; a failure is a thrown sonde::Error.
-  SyntheticStream(const std::string& path, uint64_t sample_type);
+  SyntheticStream(const std::string& path, uint64_t sample_type, const AttrLayout& layout = {});
   perf::StreamWriter& writer() { return *writer_; }
   // Flushes and closes the file (also done by the destructor).
   void close() { writer_.reset(); }

@@ -4,6 +4,7 @@
 // never trusted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -109,6 +110,11 @@ TEST(KallsymsIndex, DamagedOrForeignIndexIsIgnoredAndRewritten) {
   bad = *good;
   bad[64 + 5 * 4 + 3] = 0x7f;  // first name position far past the text
   damaged(bad, "name past the text");
+  // F7 (issue 10): a header that claims no symbols and no modules is
+  // consistent with its 64 bytes, but would blank every kernel frame.
+  bad = good->substr(0, 64);
+  for (int at : {40, 48, 56}) std::fill(bad.begin() + at, bad.begin() + at + 8, '\0');  // count, modules, bytes
+  damaged(bad, "zero count");
   // A copy replaced since (another writer): same size, another inode.
   std::string text = *read_small_file(e.dir + "/kallsyms");
   write_file_atomic(e.dir + "/kallsyms", text);

@@ -1,0 +1,37 @@
+// Recordings: pipe and file mode (both may hold zstd COMPRESSED records), read
+// from a regular file and, for pipe mode, also from a pipe; the walk builds
+// the session and address space and resolves every sample's frames.
+#include <vector>
+
+#include "format/stream_reader.h"
+#include "fuzz_input.h"
+#include "report/frames.h"
+#include "report/recording_walker.h"
+#include "util/error.h"
+
+namespace {
+
+void walk(const std::string& path) {
+  try {
+    auto reader = sonde::perf::open_recording(path);
+    sonde::report::RecordingWalker walker(*reader);
+    walker.set_buildid_dir("/nonexistent/sonde-fuzz");
+    std::vector<sonde::report::Frame> frames;
+    walker.run([&](const sonde::perf::Sample& s) { sonde::report::sample_frames(s, walker.space(), frames); });
+  } catch (const sonde::Error&) {
+    // A one-line error is the right outcome for most inputs.
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using sonde::fuzz::InputFile;
+  walk(InputFile(data, size, InputFile::kRegular).path());
+  const bool pipe_mode = size >= 16 && data[8] == 16;
+  if (pipe_mode) {
+    InputFile in(data, size, InputFile::kPipe);
+    walk(in.path());
+  }
+  return 0;
+}

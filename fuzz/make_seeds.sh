@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Seeds for the harnesses, made at fuzz time: small valid inputs of each
+# format (and the regression corpus), so the fuzzers start past the magic
+# numbers. Usage: make_seeds.sh SEED_DIR BUILD_DIR. Best effort: a seed that
+# cannot be made here (no perf, no permission to record) is left out.
+set -uo pipefail
+seeds="$1"
+build="$2"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+sonde="$build/cli/sonde"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map; do
+  mkdir -p "$seeds/$f"
+done
+
+# Recordings: the regression corpus, sonde's own (pipe, -z, file mode), perf's.
+cp "$root"/tests/corpus/files/*.data "$seeds/fuzz_recording/" 2>/dev/null
+if [ -x "$sonde" ]; then
+  "$sonde" record -o "$tmp/pipe.data" -F 999 -- /bin/sleep 0.05 >/dev/null 2>&1 && cp "$tmp/pipe.data" "$seeds/fuzz_recording/"
+  "$sonde" record -z -g -o "$tmp/z.data" -F 999 -- /bin/sleep 0.05 >/dev/null 2>&1 && cp "$tmp/z.data" "$seeds/fuzz_recording/"
+  [ -f "$tmp/pipe.data" ] && "$sonde" convert --to perf -o "$tmp/file.data" -i "$tmp/pipe.data" >/dev/null 2>&1 &&
+    cp "$tmp/file.data" "$seeds/fuzz_recording/"
+fi
+if command -v perf >/dev/null; then
+  perf record -q -o "$tmp/perf.data" -F 999 -- /bin/sleep 0.05 >/dev/null 2>&1 && cp "$tmp/perf.data" "$seeds/fuzz_recording/perf.data"
+  perf record -q -z -o "$tmp/perfz.data" -F 999 -- /bin/sleep 0.05 >/dev/null 2>&1 && cp "$tmp/perfz.data" "$seeds/fuzz_recording/perfz.data"
+  perf record -q -e sched:sched_switch -a -o - -- /bin/sleep 0.02 2>/dev/null >"$tmp/tp.data" && cp "$tmp/tp.data" "$seeds/fuzz_recording/"
+fi
+find "$seeds/fuzz_recording" -size +1M -delete  # keep the fuzzer's inputs small
+
+# Tracepoint formats: u16 length, the text, a RAW payload.
+for ev in sched/sched_switch sched/sched_process_exec syscalls/sys_enter_openat; do
+  fmt="/sys/kernel/tracing/events/$ev/format"
+  [ -r "$fmt" ] || continue
+  python3 - "$fmt" "$seeds/fuzz_tracepoint/$(basename "$ev")" <<'PY'
+import struct, sys
+text = open(sys.argv[1], "rb").read()
+raw = bytes(range(64))
+open(sys.argv[2], "wb").write(struct.pack("<H", len(text)) + text + raw)
+PY
+done
+
+# SDT argument specs: machine byte (0 x86-64, 1 i386, 2 aarch64), the spec.
+python3 - "$seeds/fuzz_sdt_args" <<'PY'
+import sys
+specs = [(0, "-4@%edi 8@%rax -1@%ah 2@-2(%rbp)"), (0, "8@-16(%rbp,%rax,8) -4@g_i32(%rip) 8@$42"),
+         (0, "-8@sym+8(%rip) 4@(%rsi,%rdi,4) 1@%r8b"), (1, "-4@8(%esp) 4@%eax"),
+         (2, "-8@[sp, 96] 4@w1 -8@[x1] 8@#5 8@x30")]
+for i, (machine, spec) in enumerate(specs):
+    open(f"{sys.argv[1]}/spec{i}", "wb").write(bytes([machine]) + spec.encode())
+PY
+
+# ELF files: small programs and libraries, and a fixture with SDT notes.
+for f in /bin/true /usr/lib/x86_64-linux-gnu/libdl.so.2 "$build/demo/sonde-demo-workload"; do
+  [ -f "$f" ] && [ "$(stat -c %s "$f")" -lt 1000000 ] && cp "$f" "$seeds/fuzz_elf/$(basename "$f")"
+done
+if gcc -O1 -o "$tmp/sdt_forms" "$root/tests/fixtures/sdt_forms.c" 2>/dev/null; then
+  cp "$tmp/sdt_forms" "$seeds/fuzz_sdt_note/"
+  cp "$tmp/sdt_forms" "$seeds/fuzz_elf/"
+fi
+cp /bin/true "$seeds/fuzz_sdt_note/" 2>/dev/null
+
+# kallsyms text (the head of the running kernel's, and module lines).
+if [ -r /proc/kallsyms ]; then head -c 6000 /proc/kallsyms >"$seeds/fuzz_kallsyms/head"; fi
+printf 'ffffffff81000000 T _stext\nffffffff81000100 t second\nffffffffc0001000 t mod_fn\t[mod_b]\nffffffff81000500 W weak\n' \
+  >"$seeds/fuzz_kallsyms/small"
+
+# A kallsyms index (version 1, wide and narrow) behind its u16-prefixed text.
+python3 - "$seeds/fuzz_kallsyms_index" <<'PY'
+import struct, sys
+text = b"ffffffff81000000 T _stext\nffffffff81000100 t second\nffffffffc0000000 t mod_fn\t[mod_a]\n"
+mods = struct.pack("<QQI", 0xffffffffc0000000, 0xffffffffc0000100, 5) + b"mod_a"
+mods += bytes((8 - len(mods) % 8) % 8)
+pos = [17, 43, 69]
+for narrow in (0, 1):
+    base = 0xffffffff81000000
+    addrs = [0xffffffff81000000, 0xffffffff81000100, 0xffffffffc0000000]
+    keys = b"".join(struct.pack("<I", a - base) for a in addrs) if narrow else b"".join(struct.pack("<Q", a) for a in addrs)
+    head = b"SONDEKSI" + struct.pack("<IIQQQQQQ", 1, narrow, len(text), 0, base, 3, 1, len(mods))
+    idx = head + keys + b"".join(struct.pack("<I", p) for p in pos) + mods
+    open(f"{sys.argv[1]}/index{narrow}", "wb").write(struct.pack("<H", len(text)) + text + idx)
+PY
+
+# perf maps.
+printf '7f0000001000 40 jitted_a\n0x7f0000001040 0x20 Interpreter::run(int)\n7f0000002000 1000 [stub]\n' \
+  >"$seeds/fuzz_perf_map/small"
+exit 0

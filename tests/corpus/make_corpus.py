@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Writes the hand-made hostile inputs of tests/corpus/files (run once; the
+outputs are committed, each a few bytes to a few KiB). Every file reproduces
+one finding of issue 10 or of a fuzzing run; corpus_test.cpp holds what sonde
+must do with it. Layouts: docs/format.md and src/format/perf_abi.h."""
+import os
+import struct
+import sys
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "files")
+
+PIPE_HEADER = b"PERFILE2" + struct.pack("<Q", 16)
+SAMPLE_IP, SAMPLE_TID, SAMPLE_TIME, SAMPLE_PERIOD, SAMPLE_RAW = 1, 2, 4, 0x100, 0x400
+SAMPLE_ID_ALL = 1 << 18  # attr flags bit
+
+
+def record(rtype, body, misc=0):
+    return struct.pack("<IHH", rtype, misc, 8 + len(body)) + body
+
+
+def attr(etype, config, sample_type, flags=SAMPLE_ID_ALL, size=128):
+    head = struct.pack("<IIQQQQQ", etype, size, config, 1, sample_type, 0, flags)
+    return head + bytes(size - len(head))
+
+
+def header_attr(a, ids):
+    return record(64, a + b"".join(struct.pack("<Q", i) for i in ids))
+
+
+def event_update_name(event_id, name):
+    raw = name.encode() + b"\0"
+    raw += bytes((8 - len(raw) % 8) % 8)
+    return record(78, struct.pack("<QQ", 2, event_id) + raw)
+
+
+def tracing_data(system, fmt):
+    blob = b"\x17\x08\x44tracing" + b"0.6\0" + struct.pack("<BBI", 0, 8, 4096)
+    for name in (b"header_page", b"header_event"):
+        blob += name + b"\0" + struct.pack("<Q", 0)
+    blob += struct.pack("<I", 0)                      # no ftrace formats
+    blob += struct.pack("<I", 1) + system + b"\0" + struct.pack("<I", 1)
+    blob += struct.pack("<Q", len(fmt)) + fmt
+    blob += bytes((8 - len(blob) % 8) % 8)
+    return record(66, struct.pack("<II", len(blob), 0)) + blob
+
+
+def write(name, data):
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+
+
+def f1_data_loc_wrap():
+    fmt = (b"name: hostile\nID: 1000\nformat:\n"
+           b"\tfield:__data_loc char[] s;\toffset:4294967295;\tsize:4;\tsigned:0;\n"
+           b"\tfield:int n;\toffset:0;\tsize:4;\tsigned:1;\n\nprint fmt: \"%s\"\n")
+    st = SAMPLE_IP | SAMPLE_TID | SAMPLE_TIME | SAMPLE_RAW
+    out = PIPE_HEADER + header_attr(attr(2, 1000, st), [1]) + event_update_name(1, "sonde:hostile")
+    out += tracing_data(b"sonde", fmt)
+    raw = struct.pack("<i", 7) + b"\xff\xff\xff\xff"  # 8 bytes of RAW payload
+    body = struct.pack("<QIIQI", 0x401000, 42, 42, 1000, len(raw)) + raw + bytes(4)
+    return out + record(9, body, misc=2)
+
+
+def f2_tracing_data_4g():
+    # 32 bytes: a TRACING_DATA record whose blob claims 0xffffffff bytes.
+    return PIPE_HEADER + record(66, struct.pack("<II", 0xFFFFFFFF, 0))
+
+
+def f2_auxtrace_4g():
+    # AUXTRACE: size, offset, reference, idx, tid, cpu, reserved; 4 GiB of trace data claimed.
+    return PIPE_HEADER + record(71, struct.pack("<QQQIIII", 1 << 32, 0, 0, 0, 1, 0, 0))
+
+
+def f3_shared_id_list(entries=64, ids=1024):
+    # File mode: every attr entry points at the same id list.
+    attr_size = 128 + 16
+    attrs_off = 104
+    ids_off = attrs_off + entries * attr_size
+    end = ids_off + ids * 8
+    a = attr(1, 0, SAMPLE_IP | SAMPLE_TID | SAMPLE_PERIOD)
+    table = b"".join(a + struct.pack("<QQ", ids_off, ids * 8) for _ in range(entries))
+    head = b"PERFILE2" + struct.pack("<QQ", 104, attr_size)
+    head += struct.pack("<QQQQQQ", attrs_off, len(table), end, 0, 0, 0) + bytes(32)
+    return head + table + b"".join(struct.pack("<Q", i + 1) for i in range(ids))
+
+
+def f5_placeholder_event_name():
+    st = SAMPLE_IP | SAMPLE_TID | SAMPLE_PERIOD
+    out = PIPE_HEADER + header_attr(attr(1, 0, st, flags=0), [1])
+    out += event_update_name(1, "@DATA@ @SCRIPT@ @TITLE@ </script>")
+    for ip in (0x401000, 0x401000, 0x402000):
+        out += record(9, struct.pack("<QIIQ", ip, 42, 42, 1000), misc=2)
+    return out
+
+
+def f7_kallsyms_index_zero_count():
+    # A consistent 64-byte header with no symbols and no modules; the test
+    # stamps the cached copy's size (offset 16) and inode (offset 24) in.
+    return b"SONDEKSI" + struct.pack("<IIQQQQQQ", 1, 0, 0, 0, 0xFFFFFFFF81000000, 0, 0, 0)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    write("f1_data_loc_offset_wraps.data", f1_data_loc_wrap())
+    write("f2_tracing_data_claims_4g.data", f2_tracing_data_4g())
+    write("f2_auxtrace_claims_4g.data", f2_auxtrace_4g())
+    write("f3_attrs_share_one_id_list.data", f3_shared_id_list())
+    write("f5_placeholders_in_event_name.data", f5_placeholder_event_name())
+    write("f7_kallsyms_index_zero_count.idx", f7_kallsyms_index_zero_count())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
