@@ -1,6 +1,6 @@
 // The on-disk (and in-ring-buffer) layout of perf.data records, as perf 6.1
 // reads them. Plain structs, checked with static_assert against the byte
-// offsets in shared/reference/perf-pipe-format.md. Variable-length tails
+// offsets docs/format.md gives (and perf 6.1 reads). Variable-length tails
 // (filenames, sample fields) are not part of the structs; they are parsed by
 // bounds-checked readers.
 #pragma once
@@ -299,8 +299,8 @@ static_assert(sizeof(CompressedFeature) == 20);
 static_assert(offsetof(CompressedFeature, mmap_len) == 16);
 inline constexpr uint32_t kCompressionZstd = 1;
 
-// File-mode header (perf record without -o -). Read-only for sonde until the
-// file-mode writer exists.
+// File-mode header (perf record without -o -): read by file_mode_reader,
+// written by file_mode_writer (`convert --to perf`).
 struct FileSection {
   uint64_t offset;
   uint64_t size;

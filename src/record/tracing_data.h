@@ -1,6 +1,6 @@
 // Tracepoints: tracefs (mounted on demand), id lookup, and the
 // HEADER_TRACING_DATA blob perf needs to decode their raw fields
-// (shared/reference/perf-pipe-format.md §8).
+// (its layout: docs/format.md, HEADER_TRACING_DATA).
 #pragma once
 
 #include <cstdint>

@@ -147,7 +147,7 @@ Summary read_with_sonde(const std::string& path) {
 // perf's own count of SAMPLE records (decompressed ones included).
 uint64_t perf_sample_count(const std::string& path) {
   auto count = [&] {
-    auto r = sonde::test::sh("perf report -D -i '" + path + "' 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE('");
+    auto r = sonde::test::sh("perf report -D -i '" + path + "' 2>'" + path + ".perf-err' | grep -c 'PERF_RECORD_SAMPLE('");
     return std::stoull(r.out.empty() ? "0" : r.out);
   };
   uint64_t n = count();
@@ -155,7 +155,12 @@ uint64_t perf_sample_count(const std::string& path) {
     // perf (the oracle) once read nothing from a file sonde read fine, on a
     // loaded machine, and never again in dozens of runs: ask it once more
     // and say so, rather than fail on the oracle's hiccup.
-    std::fprintf(stderr, "perf report -D saw no samples in %s; asking perf again\n", path.c_str());
+    // perf's own words, so that the next time says why.
+    std::fprintf(stderr, "perf report -D saw no samples in %s; asking perf again. perf said:\n%s\n", path.c_str(),
+                 [&] {
+                   auto err = slurp(path + ".perf-err");
+                   return std::string(err.begin(), err.begin() + std::min<size_t>(err.size(), 2000));
+                 }().c_str());
     n = count();
   }
   return n;
