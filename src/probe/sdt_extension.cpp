@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <future>
+#include <optional>
 #include <thread>
 
 #include "probe/sdt_abi.h"
@@ -78,6 +79,32 @@ std::string candidates_text(const std::map<std::string, std::set<std::string>>& 
   return out;
 }
 
+// The output events: software bpf-output, one per CPU, with the
+// recorder's sample layout plus RAW (the payload) and IDENTIFIER (so the
+// sample can be renamed in place).
+perf_event_attr output_attr(const perf_event_attr& base) {
+  perf_event_attr attr = base;
+  attr.size = sizeof(perf_event_attr);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_BPF_OUTPUT;
+  attr.sample_period = 1;
+  attr.freq = 0;
+  attr.sample_type = (base.sample_type | PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER) &
+                     ~static_cast<uint64_t>(PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_AUX);
+  attr.read_format = 0;
+  attr.disabled = 0;
+  attr.inherit = 0;
+  attr.enable_on_exec = 0;
+  attr.mmap = attr.mmap2 = attr.mmap_data = attr.comm = attr.comm_exec = attr.task = 0;
+  attr.context_switch = attr.namespaces = attr.ksymbol = attr.bpf_event = attr.cgroup = 0;
+  attr.exclude_user = attr.exclude_kernel = attr.exclude_hv = attr.exclude_idle = 0;
+  attr.precise_ip = 0;
+  attr.config1 = attr.config2 = 0;
+  attr.branch_sample_type = 0;
+  if (attr.wakeup_events == 0 && !attr.watermark) attr.wakeup_events = 1;
+  return attr;
+}
+
 }  // namespace
 
 SdtExtension::SdtExtension(std::vector<std::string> specs, std::string cache_root)
@@ -135,126 +162,34 @@ std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget
   return out;
 }
 
+// The sites picked for recording per file, in order, without duplicates
+// across specs.
+struct SdtExtension::PickedSites {
+  std::map<std::string, std::vector<const SdtSite*>> by_path;
+  std::set<const SdtSite*> taken;
+  void take(const SdtFile& f, const SdtSite& s) {
+    if (taken.insert(&s).second) by_path[f.path].push_back(&s);
+  }
+};
+
+// The picked sites laid out for the program: sites_ holds them from
+// files.front().second on, and `specs` are their recipes in the same order.
+struct SdtExtension::AttachPlan {
+  std::vector<std::pair<std::string, size_t>> files;  // (path, first site), then an end marker
+  std::vector<sonde_sdt_site_spec> specs;
+};
+
 void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_attr& base) {
   if (specs_.empty()) return;
   auto t_begin = Clock::now();
   try {
-    // The target's objects (the command's DT_NEEDED closure or the -p
-    // maps, each scanned or read from the cache) only matter to specs
-    // without @PATH: skip them when every spec is pinned (~2-8 ms saved).
-    bool any_unpinned = false;
-    for (const auto& spec : specs_) any_unpinned |= spec.path.empty();
-    auto objects = any_unpinned ? target_objects(target) : std::vector<std::string>{};
-    std::vector<const SdtFile*> target_files;
-    for (const auto& p : objects) {
-      try {
-        target_files.push_back(&file(p));
-      } catch (const Error&) {
-        continue;
-      }
-      seen_paths_.insert(p);
-    }
-
-    std::optional<std::vector<IndexEntry>> index;
-    // Picked sites per file, in order, without duplicates across specs.
-    std::map<std::string, std::vector<const SdtSite*>> picked;
-    std::set<const SdtSite*> taken;
-    auto take = [&](const SdtFile& f, const SdtSite& s) {
-      if (taken.insert(&s).second) picked[f.path].push_back(&s);
-    };
-
-    for (const auto& spec : specs_) {
-      size_t matched = 0;
-      if (!spec.path.empty()) {
-        auto rp = real_path(spec.path);
-        if (!rp) throw_usage("sdt: cannot open {}: {}", spec.path, errno_text(errno));
-        const SdtFile& f = file(*rp);
-        for (const auto& s : f.sites)
-          if (spec.matches(s.provider, s.name)) take(f, s), ++matched;
-        if (!matched) throw_usage("sdt: no probe matches '{}' in {}", spec.text, *rp);
-        continue;
-      }
-      std::set<std::string> in_target;
-      for (const SdtFile* f : target_files)
-        for (const auto& s : f->sites)
-          if (spec.matches(s.provider, s.name)) {
-            take(*f, s);
-            in_target.insert(s.full_name());
-            ++matched;
-          }
-      // Names no target object defines: the probe cache index decides, and
-      // must name exactly one binary per probe name.
-      if (!index) index = cache_.index();
-      std::map<std::string, std::set<std::string>> paths_by_name;
-      for (const auto& e : *index) {
-        std::string full = "%" + e.provider + ":" + e.name;
-        if (!spec.matches(e.provider, e.name) || in_target.count(full)) continue;
-        if (!is_file(e.path)) continue;  // the cached binary is gone
-        paths_by_name[full].insert(e.path);
-      }
-      std::map<std::string, std::set<std::string>> ambiguous;
-      for (const auto& [name, paths] : paths_by_name)
-        if (paths.size() > 1) ambiguous[name] = paths;
-      if (!ambiguous.empty())
-        throw_usage("sdt: '{}' is ambiguous: defined by several binaries and none is mapped by the target; "
-                    "pin one with @PATH. Candidates: {}",
-                    spec.text, candidates_text(ambiguous));
-      for (const auto& [name, paths] : paths_by_name) {
-        const std::string& p = *paths.begin();
-        const SdtFile* f = nullptr;
-        try {
-          f = &file(p);
-        } catch (const Error&) {
-          continue;
-        }
-        for (const auto& s : f->sites)
-          if (s.full_name() == name) take(*f, s), ++matched;
-      }
-      if (!matched)
-        throw_usage("sdt: no probe matches '{}' in the {} or the probe cache (add its binary with `sonde sdt add "
-                    "PATH` or pin it with @PATH)",
-                    spec.text, target.command_path.empty() ? "target processes" : "command and its libraries");
-    }
-
-    // Every picked site must be recordable; say which probe is not.
-    for (const auto& [path, sites] : picked) {
-      const SdtFile& f = files_.at(path);
-      for (const SdtSite* s : sites) {
-        if (f.machine != kMachineX86_64)
-          throw_usage("sdt: {} in {}: recording probes of ELF machine {} is not supported on this host",
-                      s->full_name(), path, f.machine);
-        if (!s->parsed.ok())
-          throw_usage("sdt: {} in {} (0x{:x}): {}", s->full_name(), path, s->pc, s->parsed.error);
-      }
-    }
-
-    // The output events: software bpf-output, one per CPU, with the
-    // recorder's sample layout plus RAW (the payload) and IDENTIFIER (so the
-    // sample can be renamed in place).
-    attr_ = base;
-    attr_.size = sizeof(perf_event_attr);
-    attr_.type = PERF_TYPE_SOFTWARE;
-    attr_.config = PERF_COUNT_SW_BPF_OUTPUT;
-    attr_.sample_period = 1;
-    attr_.freq = 0;
-    attr_.sample_type = (base.sample_type | PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER) &
-                        ~static_cast<uint64_t>(PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_AUX);
-    attr_.read_format = 0;
-    attr_.disabled = 0;
-    attr_.inherit = 0;
-    attr_.enable_on_exec = 0;
-    attr_.mmap = attr_.mmap2 = attr_.mmap_data = attr_.comm = attr_.comm_exec = attr_.task = 0;
-    attr_.context_switch = attr_.namespaces = attr_.ksymbol = attr_.bpf_event = attr_.cgroup = 0;
-    attr_.exclude_user = attr_.exclude_kernel = attr_.exclude_hv = attr_.exclude_idle = 0;
-    attr_.precise_ip = 0;
-    attr_.config1 = attr_.config2 = 0;
-    attr_.branch_sample_type = 0;
-    if (attr_.wakeup_events == 0 && !attr_.watermark) attr_.wakeup_events = 1;
+    PickedSites picked = pick_sites(target, scan_target_files(target));
+    check_recordable(picked);
+    attr_ = output_attr(base);
 
     // Kernels before 6.6 have no uprobe_multi links: there, one uprobe perf
     // event per site runs the same program (sdt_perf_event_attach.h).
     route_ = resolve_sdt_attach_route(route_);
-    const bool multi = route_ == SdtAttachRoute::Multi;
     event_cpu_ = target.cpus.empty() ? 0 : target.cpus.front();
     auto t0 = Clock::now();
     // The links first, from another thread: creating them waits for an RCU
@@ -262,66 +197,23 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     // idle spell, in either route), which then overlaps loading the program
     // and filling its maps. They run the entry program, which does nothing
     // until connect() below.
-    entry_ = std::make_unique<SdtEntry>(multi);
-    std::vector<std::pair<std::string, size_t>> plan;  // (path, first site)
-    std::vector<sonde_sdt_site_spec> specs;
-    for (const auto& [path, sites] : picked) {
-      plan.emplace_back(path, sites_.size());
-      auto s = plan_sites(files_.at(path), sites);
-      specs.insert(specs.end(), s.begin(), s.end());
-    }
-    plan.emplace_back(std::string(), sites_.size());  // end marker
-    if (!multi && sites_.size() > kSlowTeardownSites)
-      std::fprintf(stderr,
-                   "sonde: warning: sdt: %zu probe sites as per-site uprobe events (%s): removing them takes "
-                   "about %.0f s when the recording ends\n",
-                   sites_.size(),
-                   uprobe_multi_supported() ? "SONDE_SDT_ATTACH=perf-event" : "no uprobe_multi links before Linux 6.6",
-                   static_cast<double>(sites_.size()) * kPerfEventTeardownSeconds);
-    auto linking = std::async(std::launch::async, [this, &plan] {
-      std::vector<UniqueFd> out;
-      for (size_t i = 0; i + 1 < plan.size(); ++i)
-        for (auto& l : link_sites(plan[i].first, plan[i].second, plan[i + 1].second)) out.push_back(std::move(l));
-      return out;
-    });
-    // Room for the sites attached now and for libraries dlopen'ed later
-    // (at least as many again, at least 2048): an array, preallocated.
-    bpf_ = std::make_unique<SdtBpf>(static_cast<uint32_t>(specs.size() + std::max<size_t>(specs.size(), 2048)), multi);
+    entry_ = std::make_unique<SdtEntry>(route_ == SdtAttachRoute::Multi);
+    AttachPlan plan = plan_attach(picked);
+    warn_if_slow_teardown();
+    auto linking = std::async(std::launch::async, [this, &plan] { return link_plan(plan); });
+    load_program(plan.specs.size());
     auto t_load = Clock::now();
-    std::vector<int> cpus = target.cpus;
-    if (cpus.empty())
-      for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n; ++c) cpus.push_back(static_cast<int>(c));
-    for (int cpu : cpus) {
-      int fd = record::perf_event_open_sized(attr_, -1, cpu, -1, kPerfFlagFdCloexec);
-      if (fd < 0) throw_runtime("sdt: cannot open the bpf-output event on CPU {}: {}", cpu, errno_text(errno));
-      outputs_.emplace_back(fd);
-      uint64_t id = 0;
-      if (ioctl(fd, kPerfEventIocId, &id) != 0) throw_runtime("sdt: PERF_EVENT_IOC_ID: {}", errno_text(errno));
-      output_ids_.push_back(id);
-      bpf_->set_output(cpu, fd);
-    }
-    filter_ = !target.system_wide && (!target.pids.empty() || !target.tids.empty() || target.workload_pid > 0);
-    bpf_->set_filter(filter_);
+    open_outputs(target);
     auto t_outputs = Clock::now();
-    if (filter_) {
-      // Without the kernel-side follower, children are still added from
-      // their FORK records (on_fork), only later: say so.
-      std::string why = bpf_->follow_forks();
-      if (!why.empty())
-        std::fprintf(stderr, "sonde: warning: sdt: %s; children of recorded processes are traced from their FORK "
-                     "record on\n", why.c_str());
-    }
-    for (pid_t p : target.pids) bpf_->add_tgid(p);
-    for (pid_t p : target.tids) bpf_->add_tgid(p);  // a -t thread of a single-threaded process
-    if (target.workload_pid > 0) bpf_->add_tgid(target.workload_pid);
+    follow_target(target);
 
     auto t_forks = Clock::now();
-    bpf_->set_sites(0, specs);
+    bpf_->set_sites(0, plan.specs);
     bpf_->connect(*entry_);
     auto t_sites = Clock::now();
     timing_.sites = std::chrono::duration<double>(t_sites - t_forks).count();
     for (auto& l : linking.get()) links_.push_back(std::move(l));
-    for (const auto& [path, sites] : picked) seen_paths_.insert(path);
+    for (const auto& [path, sites] : picked.by_path) seen_paths_.insert(path);
     auto t_end = Clock::now();
     // From the start of prepare(): spec resolution and ELF/cache reads too.
     attach_seconds_ = std::chrono::duration<double>(t_end - t_begin).count();
@@ -335,6 +227,177 @@ void SdtExtension::prepare(const record::RecordTarget& target, const perf_event_
     stop();
     throw;
   }
+}
+
+std::vector<const SdtFile*> SdtExtension::scan_target_files(const record::RecordTarget& target) {
+  // The target's objects (the command's DT_NEEDED closure or the -p
+  // maps, each scanned or read from the cache) only matter to specs
+  // without @PATH: skip them when every spec is pinned (~2-8 ms saved).
+  bool any_unpinned = false;
+  for (const auto& spec : specs_) any_unpinned |= spec.path.empty();
+  auto objects = any_unpinned ? target_objects(target) : std::vector<std::string>{};
+  std::vector<const SdtFile*> files;
+  for (const auto& p : objects) {
+    try {
+      files.push_back(&file(p));
+    } catch (const Error&) {
+      continue;
+    }
+    seen_paths_.insert(p);
+  }
+  return files;
+}
+
+SdtExtension::PickedSites SdtExtension::pick_sites(const record::RecordTarget& target,
+                                                   const std::vector<const SdtFile*>& target_files) {
+  PickedSites picked;
+  std::optional<std::vector<IndexEntry>> index;  // read at the first spec without @PATH
+  for (const auto& spec : specs_) {
+    if (!spec.path.empty()) {
+      pick_pinned(spec, picked);
+      continue;
+    }
+    size_t matched = 0;
+    std::set<std::string> in_target;
+    for (const SdtFile* f : target_files)
+      for (const auto& s : f->sites)
+        if (spec.matches(s.provider, s.name)) {
+          picked.take(*f, s);
+          in_target.insert(s.full_name());
+          ++matched;
+        }
+    if (!index) index = cache_.index();
+    matched += pick_from_index(spec, *index, in_target, picked);
+    if (!matched)
+      throw_usage("sdt: no probe matches '{}' in the {} or the probe cache (add its binary with `sonde sdt add "
+                  "PATH` or pin it with @PATH)",
+                  spec.text, target.command_path.empty() ? "target processes" : "command and its libraries");
+  }
+  return picked;
+}
+
+void SdtExtension::pick_pinned(const ProbeSpec& spec, PickedSites& picked) {
+  auto rp = real_path(spec.path);
+  if (!rp) throw_usage("sdt: cannot open {}: {}", spec.path, errno_text(errno));
+  const SdtFile& f = file(*rp);
+  size_t matched = 0;
+  for (const auto& s : f.sites)
+    if (spec.matches(s.provider, s.name)) picked.take(f, s), ++matched;
+  if (!matched) throw_usage("sdt: no probe matches '{}' in {}", spec.text, *rp);
+}
+
+size_t SdtExtension::pick_from_index(const ProbeSpec& spec, const std::vector<IndexEntry>& index,
+                                     const std::set<std::string>& in_target, PickedSites& picked) {
+  // Names no target object defines: the probe cache index decides, and
+  // must name exactly one binary per probe name.
+  std::map<std::string, std::set<std::string>> paths_by_name;
+  for (const auto& e : index) {
+    std::string full = "%" + e.provider + ":" + e.name;
+    if (!spec.matches(e.provider, e.name) || in_target.count(full)) continue;
+    if (!is_file(e.path)) continue;  // the cached binary is gone
+    paths_by_name[full].insert(e.path);
+  }
+  std::map<std::string, std::set<std::string>> ambiguous;
+  for (const auto& [name, paths] : paths_by_name)
+    if (paths.size() > 1) ambiguous[name] = paths;
+  if (!ambiguous.empty())
+    throw_usage("sdt: '{}' is ambiguous: defined by several binaries and none is mapped by the target; "
+                "pin one with @PATH. Candidates: {}",
+                spec.text, candidates_text(ambiguous));
+  size_t matched = 0;
+  for (const auto& [name, paths] : paths_by_name) {
+    const std::string& p = *paths.begin();
+    const SdtFile* f = nullptr;
+    try {
+      f = &file(p);
+    } catch (const Error&) {
+      continue;
+    }
+    for (const auto& s : f->sites)
+      if (s.full_name() == name) picked.take(*f, s), ++matched;
+  }
+  return matched;
+}
+
+void SdtExtension::check_recordable(const PickedSites& picked) const {
+  // Every picked site must be recordable; say which probe is not.
+  for (const auto& [path, sites] : picked.by_path) {
+    const SdtFile& f = files_.at(path);
+    for (const SdtSite* s : sites) {
+      if (f.machine != kMachineX86_64)
+        throw_usage("sdt: {} in {}: recording probes of ELF machine {} is not supported on this host",
+                    s->full_name(), path, f.machine);
+      if (!s->parsed.ok())
+        throw_usage("sdt: {} in {} (0x{:x}): {}", s->full_name(), path, s->pc, s->parsed.error);
+    }
+  }
+}
+
+SdtExtension::AttachPlan SdtExtension::plan_attach(const PickedSites& picked) {
+  AttachPlan plan;
+  for (const auto& [path, sites] : picked.by_path) {
+    plan.files.emplace_back(path, sites_.size());
+    auto s = plan_sites(files_.at(path), sites);
+    plan.specs.insert(plan.specs.end(), s.begin(), s.end());
+  }
+  plan.files.emplace_back(std::string(), sites_.size());  // end marker
+  return plan;
+}
+
+void SdtExtension::warn_if_slow_teardown() const {
+  if (route_ == SdtAttachRoute::Multi || sites_.size() <= kSlowTeardownSites) return;
+  std::fprintf(stderr,
+               "sonde: warning: sdt: %zu probe sites as per-site uprobe events (%s): removing them takes "
+               "about %.0f s when the recording ends\n",
+               sites_.size(),
+               uprobe_multi_supported() ? "SONDE_SDT_ATTACH=perf-event" : "no uprobe_multi links before Linux 6.6",
+               static_cast<double>(sites_.size()) * kPerfEventTeardownSeconds);
+}
+
+std::vector<UniqueFd> SdtExtension::link_plan(const AttachPlan& plan) const {
+  std::vector<UniqueFd> out;
+  for (size_t i = 0; i + 1 < plan.files.size(); ++i)
+    for (auto& l : link_sites(plan.files[i].first, plan.files[i].second, plan.files[i + 1].second))
+      out.push_back(std::move(l));
+  return out;
+}
+
+void SdtExtension::load_program(size_t site_count) {
+  // Room for the sites attached now and for libraries dlopen'ed later
+  // (at least as many again, at least 2048): an array, preallocated.
+  bpf_ = std::make_unique<SdtBpf>(static_cast<uint32_t>(site_count + std::max<size_t>(site_count, 2048)),
+                                  route_ == SdtAttachRoute::Multi);
+}
+
+void SdtExtension::open_outputs(const record::RecordTarget& target) {
+  std::vector<int> cpus = target.cpus;
+  if (cpus.empty())
+    for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n; ++c) cpus.push_back(static_cast<int>(c));
+  for (int cpu : cpus) {
+    int fd = record::perf_event_open_sized(attr_, -1, cpu, -1, kPerfFlagFdCloexec);
+    if (fd < 0) throw_runtime("sdt: cannot open the bpf-output event on CPU {}: {}", cpu, errno_text(errno));
+    outputs_.emplace_back(fd);
+    uint64_t id = 0;
+    if (ioctl(fd, kPerfEventIocId, &id) != 0) throw_runtime("sdt: PERF_EVENT_IOC_ID: {}", errno_text(errno));
+    output_ids_.push_back(id);
+    bpf_->set_output(cpu, fd);
+  }
+  filter_ = !target.system_wide && (!target.pids.empty() || !target.tids.empty() || target.workload_pid > 0);
+  bpf_->set_filter(filter_);
+}
+
+void SdtExtension::follow_target(const record::RecordTarget& target) {
+  if (filter_) {
+    // Without the kernel-side follower, children are still added from
+    // their FORK records (on_fork), only later: say so.
+    std::string why = bpf_->follow_forks();
+    if (!why.empty())
+      std::fprintf(stderr, "sonde: warning: sdt: %s; children of recorded processes are traced from their FORK "
+                   "record on\n", why.c_str());
+  }
+  for (pid_t p : target.pids) bpf_->add_tgid(p);
+  for (pid_t p : target.tids) bpf_->add_tgid(p);  // a -t thread of a single-threaded process
+  if (target.workload_pid > 0) bpf_->add_tgid(target.workload_pid);
 }
 
 std::vector<sonde_sdt_site_spec> SdtExtension::plan_sites(const SdtFile& file,

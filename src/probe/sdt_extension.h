@@ -62,6 +62,33 @@ class SdtExtension : public record::RecordExtension {
     std::string path;
     const SdtSite* site;
   };
+  struct PickedSites;
+  struct AttachPlan;
+
+  // prepare()'s steps, in the order it takes them.
+  // The scanned files of the target's objects, when a spec has no @PATH.
+  std::vector<const SdtFile*> scan_target_files(const record::RecordTarget& target);
+  // Resolves every spec to sites; a spec that matches nothing, or names a
+  // probe several cached binaries define, is a usage error.
+  PickedSites pick_sites(const record::RecordTarget& target, const std::vector<const SdtFile*>& target_files);
+  void pick_pinned(const ProbeSpec& spec, PickedSites& picked);
+  // Picks the sites of the names `in_target` lacks from the probe cache
+  // index; returns how many it matched.
+  size_t pick_from_index(const ProbeSpec& spec, const std::vector<IndexEntry>& index,
+                         const std::set<std::string>& in_target, PickedSites& picked);
+  // Throws a usage error naming the first site that cannot be recorded.
+  void check_recordable(const PickedSites& picked) const;
+  // Appends the picked sites to sites_ and lays them out per file.
+  AttachPlan plan_attach(const PickedSites& picked);
+  void warn_if_slow_teardown() const;
+  // Runs on the linking thread: link_sites() for every file of the plan.
+  std::vector<UniqueFd> link_plan(const AttachPlan& plan) const;
+  void load_program(size_t site_count);
+  // One bpf-output event per CPU, handed to the program, and the pid filter.
+  void open_outputs(const record::RecordTarget& target);
+  // Puts the target's processes in the filter and follows their forks.
+  void follow_target(const record::RecordTarget& target);
+
   uint32_t probe_index(const std::string& full_name);
   // Appends the sites to sites_ (cookie = index) and returns their recipes.
   std::vector<sonde_sdt_site_spec> plan_sites(const SdtFile& file, const std::vector<const SdtSite*>& picked);

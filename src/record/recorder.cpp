@@ -90,7 +90,7 @@ class SignalGuard {
 
 // Calls stop() on every extension on every way out, including exceptions.
 struct ExtensionStopper {
-  std::vector<std::unique_ptr<RecordExtension>>& exts;
+  std::vector<RecordExtension*>& exts;
   ~ExtensionStopper() {
     for (auto& e : exts) {
       try {
@@ -116,7 +116,9 @@ struct Ring {
 
 class Recorder {
  public:
-  explicit Recorder(RecordOptions& o) : opts_(o), stopper_{o.extensions} {}
+  explicit Recorder(const RecordOptions& o) : opts_(o) {
+    for (const auto& e : o.extensions) extensions_.push_back(e.get());
+  }
   RecordSummary run();
 
  private:
@@ -139,8 +141,15 @@ class Recorder {
   // which only sets how long the recording lasts).
   bool records_workload() const { return !opts_.command.empty() && !system_wide_ && !tasks_; }
 
-  RecordOptions& opts_;
-  ExtensionStopper stopper_;
+  const RecordOptions& opts_;  // as the caller gave them: resolved values live below
+  // The effective -F (after -F max and the kernel's limit); unused with -c.
+  uint64_t freq_ = kDefaultFreq;
+  // Every extension in the order they are called: the caller's (which stay
+  // the caller's), then those the factory made, owned here. Declared before
+  // stopper_ so that they are still alive when it stops them.
+  std::vector<RecordExtension*> extensions_;
+  std::vector<std::unique_ptr<RecordExtension>> made_extensions_;
+  ExtensionStopper stopper_{extensions_};
   ParsedEvents parsed_;
   std::vector<OpenEvent> events_;
   std::vector<perf::EventDesc> ext_descs_;
@@ -173,12 +182,12 @@ void Recorder::validate() {
     // perf, use the limit and say so.
     auto max_text = read_first_line("/proc/sys/kernel/perf_event_max_sample_rate");
     uint64_t max = max_text ? std::strtoull(max_text->c_str(), nullptr, 10) : 0;
-    if (opts_.freq_max) opts_.freq = max > 0 ? std::min(max, kMaxFreq) : kDefaultFreq;  // as perf's -F max
-    uint64_t freq = opts_.freq.value_or(kDefaultFreq);
-    if (max > 0 && freq > max) {
+    if (opts_.freq_max) freq_ = max > 0 ? std::min(max, kMaxFreq) : kDefaultFreq;  // as perf's -F max
+    else freq_ = opts_.freq.value_or(kDefaultFreq);
+    if (max > 0 && freq_ > max) {
       std::fprintf(stderr, "sonde record: warning: -F %llu lowered to %llu (kernel.perf_event_max_sample_rate)\n",
-                   static_cast<unsigned long long>(freq), static_cast<unsigned long long>(max));
-      opts_.freq = max;
+                   static_cast<unsigned long long>(freq_), static_cast<unsigned long long>(max));
+      freq_ = max;
     }
   }
   if (opts_.mmap_pages == 0 || (opts_.mmap_pages & (opts_.mmap_pages - 1)) != 0 || opts_.mmap_pages > (1u << 20))
@@ -199,7 +208,10 @@ void Recorder::validate() {
   if (!parsed_.extension_specs.empty()) {
     if (!opts_.extension_factory)
       throw_usage("unknown event '{}' (no event source for '%' events in this build)", parsed_.extension_specs[0]);
-    for (auto& e : opts_.extension_factory(parsed_.extension_specs)) opts_.extensions.push_back(std::move(e));
+    for (auto& e : opts_.extension_factory(parsed_.extension_specs)) {
+      extensions_.push_back(e.get());
+      made_extensions_.push_back(std::move(e));
+    }
   }
   if (parsed_.events.empty()) {
     // Only extension events: a dummy event still carries the task/mmap tracking.
@@ -245,7 +257,7 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
     a.sample_period = 1;  // every hit, as perf does for tracepoints
   } else {
     a.freq = 1;
-    a.sample_freq = opts_.freq.value_or(kDefaultFreq);
+    a.sample_freq = freq_;
   }
   if (opts_.user_stack_bytes) {
     // perf's --call-graph dwarf: the kernel walks only the kernel part; the
@@ -286,7 +298,7 @@ void Recorder::open_events() {
   if (opts_.callchain) sample_type_ |= PERF_SAMPLE_CALLCHAIN;
   if (opts_.user_stack_bytes) sample_type_ |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
   bool any_tp = std::any_of(parsed_.events.begin(), parsed_.events.end(), [](auto& e) { return e.tracepoint; });
-  bool any_ext = std::any_of(opts_.extensions.begin(), opts_.extensions.end(), [](auto& e) { return e->adds_events(); });
+  bool any_ext = std::any_of(extensions_.begin(), extensions_.end(), [](RecordExtension* e) { return e->adds_events(); });
   if (any_tp || any_ext) sample_type_ |= PERF_SAMPLE_RAW;
 
   for (size_t i = 0; i < parsed_.events.size(); ++i) {
@@ -326,11 +338,11 @@ void Recorder::open_events() {
   target.cpus = cpus_;
   if (!tasks_) target.command_path = command_path_;
   target.workload_pid = opts_.command.empty() || tasks_ ? -1 : workload_.pid();
-  for (auto& ext : opts_.extensions) {
+  for (RecordExtension* ext : extensions_) {
     ext->prepare(target, events_.front().attr);
     for (auto& d : ext->attrs()) ext_descs_.push_back(std::move(d));
     for (int fd : ext->ring_fds())
-      rings_.push_back(Ring{std::make_unique<RingBuffer>(fd, opts_.mmap_pages), ext.get()});
+      rings_.push_back(Ring{std::make_unique<RingBuffer>(fd, opts_.mmap_pages), ext});
   }
 }
 
@@ -429,13 +441,13 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
       bool has_id = (m.header.misc & perf::kMiscMmapBuildId) != 0;
       if (!has_id) has_id = build_ids_.patch(w);
       write_kernel_record(w);
-      if (!opts_.extensions.empty() && (m.prot & PROT_EXEC)) {
+      if (!extensions_.empty() && (m.prot & PROT_EXEC)) {
         std::memcpy(&m, w.data(), sizeof m);
         const char* name = reinterpret_cast<const char*>(w.data() + sizeof m);
         std::string path(name, strnlen(name, w.size() - sizeof m));
         BuildId id;
         if (has_id) id = BuildId::from_bytes({m.bid.build_id, std::min<size_t>(m.bid.build_id_size, perf::kBuildIdMax)});
-        for (auto& e : opts_.extensions) e->on_exec_mapping(static_cast<pid_t>(m.pid), path, id);
+        for (RecordExtension* e : extensions_) e->on_exec_mapping(static_cast<pid_t>(m.pid), path, id);
       }
       return;
     }
@@ -454,10 +466,10 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
     case perf::kFork:
     case perf::kExit: {
       write_kernel_record(rec);
-      if (!opts_.extensions.empty() && rec.size() >= sizeof(perf::ForkExit)) {
+      if (!extensions_.empty() && rec.size() >= sizeof(perf::ForkExit)) {
         perf::ForkExit f;
         std::memcpy(&f, rec.data(), sizeof f);
-        for (auto& e : opts_.extensions) {
+        for (RecordExtension* e : extensions_) {
           if (h.type == perf::kFork && f.pid != f.ppid) e->on_fork(static_cast<pid_t>(f.pid), static_cast<pid_t>(f.ppid));
           if (h.type == perf::kExit && f.pid == f.tid) e->on_exit(static_cast<pid_t>(f.pid));
         }
@@ -616,7 +628,7 @@ RecordSummary Recorder::run() {
 
 }  // namespace
 
-RecordSummary record(RecordOptions& options) {
+RecordSummary record(const RecordOptions& options) {
   Recorder r(options);
   return r.run();
 }

@@ -3,11 +3,13 @@
 // the ring buffers until the workload exits or a signal arrives.
 //
 // Extension hook (SDT and other event sources): either put constructed
-// RecordExtension objects into RecordOptions::extensions, or set
-// RecordOptions::extension_factory; it receives every `-e %provider:event`
-// spec (in command-line order) during validation, before any output exists,
-// and returns the extensions that serve them (throw sonde::Error usage for
-// a bad spec). See record_extension.h for the life cycle.
+// RecordExtension objects into RecordOptions::extensions (they stay the
+// caller's, and serve one recording: the recorder prepares and stops them),
+// or set RecordOptions::extension_factory; it receives every
+// `-e %provider:event` spec (in command-line order) during validation, before
+// any output exists, and returns the extensions that serve them (throw
+// sonde::Error usage for a bad spec); the recorder owns those. See
+// record_extension.h for the life cycle.
 #pragma once
 
 #include <sys/types.h>
@@ -74,6 +76,8 @@ struct RecordSummary {
 
 // Runs a whole recording. Throws sonde::Error: usage errors (exit 2) and
 // runtime errors found before the output is opened leave no output file.
-RecordSummary record(RecordOptions& options);
+// `options` is not changed: what the recorder resolves (the effective -F,
+// the factory's extensions) stays inside the recording.
+RecordSummary record(const RecordOptions& options);
 
 }  // namespace sonde::record
