@@ -6,7 +6,7 @@
 # pipelines (FlameGraph's stackcollapse-perf.pl when installed, else a tiny
 # awk collapse that does the same folding). Also loads the HTML export of
 # the same recording in headless Chromium and times load, click-zoom and
-# search (needs tests/export/js/node_modules: scripts/install-deps.sh).
+# search (needs tests/convert/js/node_modules: scripts/install-deps.sh).
 # Wall time (median of RUNS) and peak RSS.
 # Usage: bench/export.sh [SONDE_BIN] [--write-docs]   (root)
 set -euo pipefail
@@ -78,7 +78,7 @@ out=$scratch/section.md
   echo "Both stream the recording (${size_mb} MB; sonde reads it through a 256 KiB buffer on a reading thread, records in pooled 256 KiB chunks, see docs/architecture.md); sonde's peak RSS is its profile (here ~20K aggregates over ~30K stack nodes) and symbol tables (the kernel's 120K kallsyms entries, ~1 MB). "'The conversion target of the issue (faster than `perf script` alone) is the "vs perf script" column.'
   echo
   echo "Output sizes: pprof $(( $(stat -c %s "$scratch/out.pb.gz") / 1024 )) KB, HTML $(( $(stat -c %s "$scratch/out.html") / 1024 )) KB."
-  js=$here/tests/export/js
+  js=$here/tests/convert/js
   if [[ -d $js/node_modules ]]; then
     # The leaf of the heaviest stack (awk, not sort | head: pipefail and SIGPIPE).
     hot=$(awk '$NF > max { max = $NF; s = $0 } END { sub(/ [0-9]+$/, "", s); n = split(s, f, ";"); print f[n] }' "$scratch/check.folded")

@@ -17,7 +17,7 @@ struct BuildIdListArgs {
 };
 
 void run_buildid_list(const BuildIdListArgs& args) {
-  auto reader = perf::open_recording(args.input);
+  auto reader = format::open_recording(args.input);
   for (const auto& e : report::list_build_ids(*reader, args.with_hits)) std::printf("%s %s\n", e.build_id.c_str(), e.path.c_str());
 }
 

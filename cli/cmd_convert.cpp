@@ -13,9 +13,9 @@
 
 #include "commands.h"
 #include "reading_options.h"
-#include "export/export.h"
+#include "convert/convert.h"
 #include "format/stream_reader.h"
-#include "report/profile_builder.h"
+#include "analysis/profile_builder.h"
 #include "symbol/symbolizer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -54,7 +54,7 @@ uint64_t parse_seconds(const std::string& s, const std::string& whole) {
   return ns;
 }
 
-void parse_time(const std::string& spec, report::ProfileFilter& f) {
+void parse_time(const std::string& spec, analysis::ProfileFilter& f) {
   size_t comma = spec.find(',');
   if (comma == std::string::npos || spec.find(',', comma + 1) != std::string::npos)
     throw_usage("--time '{}': expected START,END in seconds (either may be empty)", spec);
@@ -74,47 +74,47 @@ void check_output_dir(const std::string& out) {
   if (::stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_usage("-o {}: is a folder", out);
 }
 
-void export_profile(exporter::Format fmt, const report::Profile& p, const ConvertArgs& a, std::ostream& out) {
+void export_profile(convert::Format fmt, const analysis::Profile& p, const ConvertArgs& a, std::ostream& out) {
   std::string name = a.input == "-" ? "stdin" : a.input.substr(a.input.rfind('/') + 1);
   switch (fmt) {
-    case exporter::Format::kPprof:
-      exporter::write_pprof(p, out);
+    case convert::Format::kPprof:
+      convert::write_pprof(p, out);
       break;
-    case exporter::Format::kFolded: {
-      exporter::FoldedOptions fo;
+    case convert::Format::kFolded: {
+      convert::FoldedOptions fo;
       fo.comm_frame = a.comm_frame;
       fo.pid_frame = a.pid_frame;
-      exporter::write_folded(p, fo, out);
+      convert::write_folded(p, fo, out);
       break;
     }
-    case exporter::Format::kSpeedscope:
-      exporter::write_speedscope(p, {name}, out);
+    case convert::Format::kSpeedscope:
+      convert::write_speedscope(p, {name}, out);
       break;
-    case exporter::Format::kHtml: {
-      exporter::HtmlOptions ho;
+    case convert::Format::kHtml: {
+      convert::HtmlOptions ho;
       ho.title = name + (p.events.empty() ? "" : " (" + p.events[0].name + ")");
-      exporter::write_html(p, ho, out);
+      convert::write_html(p, ho, out);
       break;
     }
-    case exporter::Format::kPerf:
+    case convert::Format::kPerf:
       break;  // rejected in run_convert
   }
 }
 
 void run_convert(const ConvertArgs& a) {
   // 1. Arguments, all of them, before touching the input.
-  if (a.to.empty()) throw_usage("convert: --to FORMAT is required ({})", exporter::format_names());
-  auto fmt = exporter::parse_format(a.to);
-  if (!fmt) throw_usage("convert: unknown format '{}' (expected one of: {})", a.to, exporter::format_names());
+  if (a.to.empty()) throw_usage("convert: --to FORMAT is required ({})", convert::format_names());
+  auto fmt = convert::parse_format(a.to);
+  if (!fmt) throw_usage("convert: unknown format '{}' (expected one of: {})", a.to, convert::format_names());
   if (a.output.empty()) throw_usage("convert: -o OUT is required (- for standard output)");
-  if (*fmt == exporter::Format::kPerf && a.output == "-")
+  if (*fmt == convert::Format::kPerf && a.output == "-")
     throw_usage("convert: --to perf needs an output file (file mode is not a stream)");
-  if (*fmt == exporter::Format::kPerf && (a.inline_frames || a.symbols.no_demangle || a.max_stack))
+  if (*fmt == convert::Format::kPerf && (a.inline_frames || a.symbols.no_demangle || a.max_stack))
     throw_usage("convert: --inline, --no-demangle and --max-stack do not apply to --to perf (it copies the records)");
-  if ((a.comm_frame || a.pid_frame) && *fmt != exporter::Format::kFolded)
+  if ((a.comm_frame || a.pid_frame) && *fmt != convert::Format::kFolded)
     throw_usage("convert: --comm-frame and --pid-frame apply to --to folded only");
   if (a.output != "-" && a.input != "-" && a.output == a.input) throw_usage("convert: -o must differ from -i");
-  report::ProfileOptions po;
+  analysis::ProfileOptions po;
   po.filter.pids = a.pids;
   po.filter.tids = a.tids;
   po.filter.comms = a.comms;
@@ -126,9 +126,9 @@ void run_convert(const ConvertArgs& a) {
   if (a.output != "-") check_output_dir(a.output);
 
   // perf file mode copies records: no Profile, no symbolization.
-  if (*fmt == exporter::Format::kPerf) {
-    auto reader = perf::open_recording(a.input);
-    exporter::write_perf_file(*reader, po.filter, a.output);
+  if (*fmt == convert::Format::kPerf) {
+    auto reader = format::open_recording(a.input);
+    convert::write_perf_file(*reader, po.filter, a.output);
     if (reader->truncated_bytes())
       std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
                    (unsigned long long)reader->truncated_bytes());
@@ -138,8 +138,8 @@ void run_convert(const ConvertArgs& a) {
   // 2. Read and symbolize.
   Symbolizer symbolizer(a.symbols.options());
   po.progress = progress_printer("convert");
-  auto reader = perf::open_recording(a.input);
-  auto profile = report::build_profile(*reader, symbolizer, po);
+  auto reader = format::open_recording(a.input);
+  auto profile = analysis::build_profile(*reader, symbolizer, po);
   clear_progress();
   if (profile.samples.empty())
     throw_runtime("convert: no samples in {}{}", a.input,
@@ -150,7 +150,7 @@ void run_convert(const ConvertArgs& a) {
     std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
                  (unsigned long long)profile.truncated_bytes);
   for (const auto& note : profile.notes) std::fprintf(stderr, "sonde convert: %s\n", note.c_str());
-  if (profile.events.size() > 1 && (*fmt == exporter::Format::kFolded || *fmt == exporter::Format::kHtml))
+  if (profile.events.size() > 1 && (*fmt == convert::Format::kFolded || *fmt == convert::Format::kHtml))
     std::fprintf(stderr, "sonde convert: %zu events recorded; %s shows '%s' only (choose with --event)\n",
                  profile.events.size(), a.to.c_str(), profile.events[0].name.c_str());
 
@@ -173,7 +173,7 @@ void register_convert(CLI::App& app, int& /*exit_code*/) {
   auto a = std::make_shared<ConvertArgs>();
   auto* cmd = app.add_subcommand("convert", "Convert a recording to pprof, folded stacks, speedscope or an HTML flame graph");
   cmd->add_option("-i,--input", a->input, "Recording to read (file or pipe mode), - for standard input")->capture_default_str();
-  cmd->add_option("--to", a->to, "Output format: " + exporter::format_names());
+  cmd->add_option("--to", a->to, "Output format: " + convert::format_names());
   cmd->add_option("-o,--output", a->output, "Output file, - for standard output");
   cmd->add_option("--pid", a->pids, "Only these process ids")->delimiter(',');
   cmd->add_option("--tid", a->tids, "Only these thread ids")->delimiter(',');

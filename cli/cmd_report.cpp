@@ -4,7 +4,7 @@
 #include "commands.h"
 #include "reading_options.h"
 #include "format/stream_reader.h"
-#include "report/profile_builder.h"
+#include "analysis/profile_builder.h"
 #include "report/report_table.h"
 #include "symbol/symbolizer.h"
 #include "util/error.h"
@@ -45,7 +45,7 @@ void run_report(const ReportArgs& a) {
 
   Symbolizer symbolizer(a.symbols.options());
 
-  report::ProfileOptions po;
+  analysis::ProfileOptions po;
   po.filter.comms = a.comms;
   po.filter.pids = a.pids;
   po.filter.tids = a.tids;
@@ -54,8 +54,8 @@ void run_report(const ReportArgs& a) {
   po.inline_frames = a.inline_frames;
   po.srclines = a.inline_frames || a.sort.find("srcline") != std::string::npos;
   po.progress = progress_printer("report");
-  auto reader = perf::open_recording(a.input);
-  auto profile = report::build_profile(*reader, symbolizer, po);
+  auto reader = format::open_recording(a.input);
+  auto profile = analysis::build_profile(*reader, symbolizer, po);
   clear_progress();
   report::write_report(profile, ro, stdout);
   if (std::fflush(stdout) != 0) throw_runtime("cannot write the report");

@@ -5,10 +5,10 @@
 #include "reading_options.h"
 #include "format/stream_reader.h"
 #include "probe/sdt_format.h"
-#include "report/recording_walker.h"
-#include "report/script_fields.h"
-#include "report/script_printer.h"
-#include "report/symbol_resolver.h"
+#include "analysis/recording_walker.h"
+#include "script/script_fields.h"
+#include "script/script_printer.h"
+#include "analysis/symbol_resolver.h"
 #include "symbol/symbolizer.h"
 #include "util/error.h"
 
@@ -31,37 +31,36 @@ void run_script(const ScriptArgs& args) {
   // Options first: a usage error must not wait for (or half-print) the input.
   uint32_t fields = 0;
   if (!args.fields.empty()) {
-    fields = report::parse_script_fields(args.fields);
+    fields = script::parse_script_fields(args.fields);
     if (args.no_symbols || args.build_ids || args.inline_frames)
       throw_usage("-F cannot be combined with --no-symbols, --build-ids or --inline (select sym, symoff, dso)");
   } else if (args.hide_callchain) {
     // perf's default fields for a sample event, on one line each.
-    fields = report::parse_script_fields("comm,tid,time,period,event,ip,sym,dso");
+    fields = script::parse_script_fields("comm,tid,time,period,event,ip,sym,dso");
   }
-  auto reader = perf::open_recording(args.input);
-  report::RecordingWalker walker(*reader);
-  report::ScriptOptions opts;
+  auto reader = format::open_recording(args.input);
+  Symbolizer symbolizer(args.symbols.options());
+  analysis::RecordingWalker walker(*reader, analysis::dwarf_unwinding(symbolizer.options().cache_root));
+  script::ScriptOptions opts;
   opts.symbols = !args.no_symbols;
   opts.build_ids = args.build_ids;
   opts.max_stack = args.max_stack;
   opts.inline_frames = args.inline_frames;
   opts.fields = fields;
   opts.hide_callchain = args.hide_callchain;
-  Symbolizer symbolizer(args.symbols.options());
-  walker.set_buildid_dir(symbolizer.options().cache_root);  // where DWARF unwinding finds objects too
-  report::SymbolResolver resolver(symbolizer);
-  report::ScriptPrinter printer(walker, args.no_symbols ? nullptr : &resolver, opts, stdout);
+  analysis::SymbolResolver resolver(symbolizer);
+  script::ScriptPrinter printer(walker, args.no_symbols ? nullptr : &resolver, opts, stdout);
   printer.set_extra_fields(probe::sdt_extra_fields);  // decoded SDT arguments
   // The kernel's symbols load on another thread from the moment its mapping
   // is read, instead of at the first kernel frame.
-  auto on_record = [&](const perf::RecordView&) {
-    if (const report::Mapping* m = walker.space().last_added(); m && !args.no_symbols) resolver.prefetch(*m);
+  auto on_record = [&](const format::RecordView&) {
+    if (const analysis::Mapping* m = walker.space().last_added(); m && !args.no_symbols) resolver.prefetch(*m);
   };
-  walker.run([&](const perf::Sample& s) { printer.print(s); }, on_record);
+  walker.run([&](const format::Sample& s) { printer.print(s); }, on_record);
   printer.flush();
   const auto& st = walker.stats();
   for (const auto& note : symbolizer.notes()) std::fprintf(stderr, "sonde script: %s\n", note.c_str());
-  if (const report::DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty())
+  if (const analysis::DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty())
     std::fprintf(stderr, "sonde script: %s\n", u->note().c_str());
   if (st.lost_samples) std::fprintf(stderr, "sonde script: %llu samples were lost while recording\n", (unsigned long long)st.lost_samples);
   if (st.bad_samples)

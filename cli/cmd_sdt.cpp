@@ -11,7 +11,7 @@
 #include "probe/sdt_latency.h"
 #include "probe/sdt_spec.h"
 #include "probe/sdt_stats.h"
-#include "report/recording_walker.h"
+#include "analysis/recording_walker.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -149,10 +149,10 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   auto json = std::make_shared<std::string>("text");
   stats->add_option("--format", *json, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   stats->callback([input, globs, json] {
-    auto reader = perf::open_recording(*input);
-    report::RecordingWalker walker(*reader);
+    auto reader = format::open_recording(*input);
+    analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
     probe::SdtStats st;
-    walker.run([&](const perf::Sample& s) { st.add(s); });
+    walker.run([&](const format::Sample& s) { st.add(s); });
     if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *input, walker.stats().stop_error);
     std::string text = *json == "json" ? st.format_json(*globs) : st.format(*globs);
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -172,9 +172,9 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   latency->callback([lat, lat_input, key] {
     lat->key_arg = probe::parse_latency_key(*key);
     probe::SdtLatency l(*lat);  // checks the names before the input is read
-    auto reader = perf::open_recording(*lat_input);
-    report::RecordingWalker walker(*reader);
-    walker.run([&](const perf::Sample& s) { l.add(s); });
+    auto reader = format::open_recording(*lat_input);
+    analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
+    walker.run([&](const format::Sample& s) { l.add(s); });
     if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *lat_input, walker.stats().stop_error);
     l.require_hits(*lat_input);
     std::string text = l.format();

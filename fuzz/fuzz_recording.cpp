@@ -5,19 +5,18 @@
 
 #include "format/stream_reader.h"
 #include "fuzz_input.h"
-#include "report/frames.h"
-#include "report/recording_walker.h"
+#include "analysis/frames.h"
+#include "analysis/recording_walker.h"
 #include "util/error.h"
 
 namespace {
 
 void walk(const std::string& path) {
   try {
-    auto reader = sonde::perf::open_recording(path);
-    sonde::report::RecordingWalker walker(*reader);
-    walker.set_buildid_dir("/nonexistent/sonde-fuzz");
-    std::vector<sonde::report::Frame> frames;
-    walker.run([&](const sonde::perf::Sample& s) { sonde::report::sample_frames(s, walker.space(), frames); });
+    auto reader = sonde::format::open_recording(path);
+    sonde::analysis::RecordingWalker walker(*reader, sonde::analysis::dwarf_unwinding("/nonexistent/sonde-fuzz"));
+    std::vector<sonde::analysis::Frame> frames;
+    walker.run([&](const sonde::format::Sample& s) { sonde::analysis::sample_frames(s, walker.space(), frames); });
   } catch (const sonde::Error&) {
     // A one-line error is the right outcome for most inputs.
   }

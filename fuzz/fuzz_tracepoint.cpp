@@ -10,15 +10,15 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> all(data, size);
-  for (const auto& [id, format] : sonde::perf::parse_tracing_data(all))
-    (void)sonde::perf::format_tracepoint_fields(format, all);
+  for (const auto& [id, format] : sonde::format::parse_tracing_data(all))
+    (void)sonde::format::format_tracepoint_fields(format, all);
   if (size < 2) return 0;
   uint16_t text_len = 0;
   std::memcpy(&text_len, data, sizeof text_len);
   const size_t n = std::min<size_t>(text_len, size - 2);
   std::string_view text(reinterpret_cast<const char*>(data + 2), n);
-  sonde::perf::TracepointFormat format;
-  sonde::perf::parse_tracepoint_format(text, "fuzz", format);
-  (void)sonde::perf::format_tracepoint_fields(format, all.subspan(2 + n));
+  sonde::format::TracepointFormat format;
+  sonde::format::parse_tracepoint_format(text, "fuzz", format);
+  (void)sonde::format::format_tracepoint_fields(format, all.subspan(2 + n));
   return 0;
 }

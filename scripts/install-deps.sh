@@ -28,7 +28,7 @@ if ! command -v npm >/dev/null; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
 fi
-js_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/export/js"
+js_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/convert/js"
 if [ -f "$js_dir/package-lock.json" ] && [ ! -d "$js_dir/node_modules" ]; then
   (cd "$js_dir" && npm ci --no-audit --no-fund --ignore-scripts)
 fi

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace sonde::perf {
+namespace sonde::format {
 
 uint32_t read_attr(std::span<const uint8_t> bytes, perf_event_attr& out, std::string* why) {
   auto fail = [&](std::string text) {
@@ -39,4 +39,4 @@ uint32_t attr_size_to_write(const perf_event_attr& attr) {
   return attr.size;
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -10,7 +10,7 @@
 
 #include "format/perf_abi.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 // Reads the attr at the start of `bytes` (a HEADER_ATTR body, a file-mode
 // attrs entry, an EVENT_DESC entry) by its own size field, as the kernel
@@ -28,4 +28,4 @@ uint32_t read_attr(std::span<const uint8_t> bytes, perf_event_attr& out, std::st
 // (not set) or otherwise out of range.
 uint32_t attr_size_to_write(const perf_event_attr& attr);
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -11,7 +11,7 @@
 
 #include "util/error.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 namespace {
 // 256 KiB: 150 read(2) calls for a 37 MB recording cost nothing measurable,
@@ -110,4 +110,4 @@ uint64_t ByteSource::remaining_in_file() const {
   return static_cast<uint64_t>(st.st_size - at);
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -15,7 +15,7 @@
 
 #include "util/fd.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 class ByteSource {
  public:
@@ -57,4 +57,4 @@ class ByteSource {
   bool eof_ = false;
 };
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -9,7 +9,7 @@
 #include "format/record_framing.h"
 #include "util/byte_reader.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 namespace {
 
@@ -175,4 +175,4 @@ std::unique_ptr<RecordReader> make_decompressing_reader(std::unique_ptr<RecordRe
   return std::make_unique<DecompressingReader>(std::move(inner));
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

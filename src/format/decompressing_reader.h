@@ -12,8 +12,8 @@
 
 #include "format/stream_reader.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 std::unique_ptr<RecordReader> make_decompressing_reader(std::unique_ptr<RecordReader> inner);
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -4,7 +4,7 @@
 
 #include <array>
 
-namespace sonde::perf {
+namespace sonde::format {
 
 namespace {
 
@@ -52,4 +52,4 @@ std::string default_event_name(const perf_event_attr& attr) {
   return fmt::format("{}:{:#x}", attr.type, attr.config);
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

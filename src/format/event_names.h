@@ -9,7 +9,7 @@
 
 #include "format/perf_abi.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 struct NamedEvent {
   std::string_view name;
@@ -27,4 +27,4 @@ std::span<const NamedEvent> generic_events();
 // or "type:config" in hex.
 std::string default_event_name(const perf_event_attr& attr);
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -6,7 +6,7 @@
 #include "format/attr_sizes.h"
 #include "util/byte_reader.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 FeatureEncoder& FeatureEncoder::string(std::string_view s) {
   uint32_t len = static_cast<uint32_t>((s.size() + 1 + 63) / 64 * 64);
@@ -102,4 +102,4 @@ std::optional<std::vector<EventDesc>> decode_event_desc(std::span<const uint8_t>
   return out;
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -11,7 +11,7 @@
 
 #include "format/perf_abi.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 struct EventDesc {
   perf_event_attr attr;
@@ -43,4 +43,4 @@ std::optional<std::string> decode_string(std::span<const uint8_t> payload);
 std::optional<std::vector<std::string>> decode_string_list(std::span<const uint8_t> payload);
 std::optional<std::vector<EventDesc>> decode_event_desc(std::span<const uint8_t> payload);
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -9,7 +9,7 @@
 #include "util/byte_reader.h"
 #include "util/error.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 namespace {
 
@@ -280,4 +280,4 @@ std::unique_ptr<RecordReader> open_file_mode(std::unique_ptr<ByteSource> src, co
   return std::make_unique<FileModeReader>(std::move(src), name);
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

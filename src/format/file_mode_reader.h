@@ -18,10 +18,10 @@
 #include "format/byte_source.h"
 #include "format/stream_reader.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 // `src` is positioned at the start of the file and must be a mapped regular
 // file (file mode needs random access; a pipe cannot carry it).
 std::unique_ptr<RecordReader> open_file_mode(std::unique_ptr<ByteSource> src, const std::string& name);
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

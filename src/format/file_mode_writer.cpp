@@ -11,7 +11,7 @@
 #include "util/byte_reader.h"
 #include "util/error.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 namespace {
 
@@ -49,25 +49,19 @@ uint32_t file_attr_size(const std::vector<EventInfo>& events) {
 
 }  // namespace
 
-FileModeWriter::FileModeWriter(std::string out_path) : out_path_(std::move(out_path)) {
-  tmp_path_ = out_path_ + ".tmp";
-  fd_.reset(::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd_) throw_runtime("cannot create {}: {}", tmp_path_, errno_text(errno));
+FileModeWriter::FileModeWriter(std::string out_path)
+    : out_path_(out_path),
+      out_(std::move(out_path), {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true}) {
   buf_.reserve(kBufferSize);
   // The header is written last, when its offsets are known.
   buf_.resize(kFileHeaderSize);
 }
 
-FileModeWriter::~FileModeWriter() {
-  if (!finished_) {
-    fd_.reset();
-    ::unlink(tmp_path_.c_str());
-  }
-}
+FileModeWriter::~FileModeWriter() = default;
 
 void FileModeWriter::flush() {
   if (buf_.empty()) return;
-  if (!write_all(fd_.get(), buf_.data(), buf_.size())) throw_runtime("cannot write {}: {}", tmp_path_, errno_text(errno));
+  out_.write(buf_.data(), buf_.size());
   file_pos_ += buf_.size();
   buf_.clear();
 }
@@ -75,7 +69,7 @@ void FileModeWriter::flush() {
 void FileModeWriter::append(const void* p, size_t n) {
   if (buf_.size() + n > kBufferSize) flush();
   if (n > kBufferSize) {
-    if (!write_all(fd_.get(), p, n)) throw_runtime("cannot write {}: {}", tmp_path_, errno_text(errno));
+    out_.write(p, n);
     file_pos_ += n;
     return;
   }
@@ -213,11 +207,10 @@ void FileModeWriter::finish() {
   h.attrs = {attrs_offset, events.size() * h.attr_size};
   h.data = {data_offset, data_size_};
   h.event_types = {0, 0};
-  if (::pwrite(fd_.get(), &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h))
-    throw_runtime("cannot write {}: {}", tmp_path_, errno_text(errno));
-  fd_.reset();
-  if (std::rename(tmp_path_.c_str(), out_path_.c_str()) != 0)
-    throw_runtime("cannot rename {} to {}: {}", tmp_path_, out_path_, errno_text(errno));
+  // The header goes last, over the placeholder at offset 0.
+  if (::pwrite(out_.fd(), &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h))
+    throw_runtime("cannot write {}: {}", out_path_, errno_text(errno));
+  out_.commit();
   finished_ = true;
 }
 
@@ -229,4 +222,4 @@ void write_file_mode(RecordReader& in, const std::string& out_path) {
   w.finish();
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -19,16 +19,18 @@
 
 #include "format/session.h"
 #include "format/stream_reader.h"
-#include "util/fd.h"
+#include "util/atomic_file.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 class FileModeWriter {
  public:
-  // Creates `out_path`.tmp next to out_path; finish() renames it. Throws
-  // sonde::Error if it cannot be created.
+  // Creates a hidden temporary file beside out_path (util/atomic_file.h);
+  // finish() renames it onto out_path. Throws sonde::Error if it cannot be
+  // created.
   explicit FileModeWriter(std::string out_path);
-  // Removes the temporary file if finish() did not run (no partial output).
+  // Removes the temporary file if finish() did not run, also when SIGINT,
+  // SIGTERM or SIGHUP ends the process: no partial output.
   ~FileModeWriter();
   FileModeWriter(const FileModeWriter&) = delete;
   FileModeWriter& operator=(const FileModeWriter&) = delete;
@@ -49,8 +51,8 @@ class FileModeWriter {
   void flush();
   void note_build_id(uint16_t cpumode, std::string_view name, const uint8_t* id, size_t size);
 
-  std::string out_path_, tmp_path_;
-  UniqueFd fd_;
+  std::string out_path_;
+  AtomicFile out_;
   std::vector<uint8_t> buf_;
   uint64_t file_pos_ = 0;   // bytes handed to the kernel so far
   uint64_t data_size_ = 0;  // bytes of data section so far
@@ -66,4 +68,4 @@ class FileModeWriter {
 // on any error out_path is left untouched.
 void write_file_mode(RecordReader& in, const std::string& out_path);
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

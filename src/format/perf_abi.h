@@ -11,10 +11,10 @@
 
 #include "format/uapi/perf_event.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 // The kernel's definitions (sonde's own copy, uapi/perf_event.h) come with
-// `using namespace sonde::perf`, as the format's other structs do.
+// `using namespace sonde::format`, as the format's other structs do.
 using namespace uapi;
 
 // perf_event_attr as sonde knows it: VER8, 136 bytes. Recordings carry attrs
@@ -322,4 +322,4 @@ static_assert(offsetof(FileHeader, features) == 72);
 // Bit 34 of the attr flag word: the kernel's build-id-in-MMAP2 request.
 inline constexpr uint64_t kAttrFlagBuildId = 1ULL << 34;
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

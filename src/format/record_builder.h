@@ -11,7 +11,7 @@
 
 #include "format/perf_abi.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 class RecordBuilder {
  public:
@@ -74,4 +74,4 @@ class RecordBuilder {
   std::vector<uint8_t> bytes_;
 };
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -7,7 +7,7 @@
 #include "format/perf_abi.h"
 #include "util/error.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 // Incompressible input, the zstd frame header and the flush's empty block
 // still fit one record.
@@ -50,4 +50,4 @@ void RecordCompressor::compress(std::span<const uint8_t> records, std::vector<ui
   }
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -15,7 +15,7 @@
 
 struct ZSTD_CCtx_s;
 
-namespace sonde::perf {
+namespace sonde::format {
 
 class RecordCompressor {
  public:
@@ -44,4 +44,4 @@ class RecordCompressor {
   uint64_t plain_ = 0, compressed_ = 0;
 };
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -8,7 +8,7 @@
 #include "format/perf_abi.h"
 #include "util/byte_reader.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 // Bytes that follow a record without being counted by header.size
 // (HEADER_TRACING_DATA's blob, AUXTRACE's trace data). `rec` must hold at
@@ -26,4 +26,4 @@ inline bool is_known_record_type(uint32_t type) {
   return (type >= kMmap && type <= kMaxKernelType) || (type >= kHeaderAttr && type <= kMaxUserType);
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

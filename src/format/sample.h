@@ -8,7 +8,7 @@
 
 #include "util/byte_reader.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 struct EventInfo;
 
@@ -43,4 +43,4 @@ struct Sample {
   uint16_t cpumode() const { return misc & 7; }
 };
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -10,7 +10,7 @@
 #include "util/byte_reader.h"
 #include "util/error.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 bool Session::observe(const RecordView& rec) {
   switch (rec.header.type) {
@@ -280,4 +280,4 @@ std::optional<std::vector<std::string>> Session::feature_string_list(FeatureId i
   return decode_string_list(f);
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -15,7 +15,7 @@
 #include "format/sample.h"
 #include "format/stream_reader.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 struct EventInfo {
   perf_event_attr attr{};
@@ -78,4 +78,4 @@ class Session {
   int trailer_id_pos_ = -1;  // u64 index from the end of a trailer, -1 none
 };
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

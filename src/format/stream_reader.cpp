@@ -7,7 +7,7 @@
 #include "util/byte_reader.h"
 #include "util/error.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 namespace {
 
@@ -77,4 +77,4 @@ std::unique_ptr<RecordReader> open_recording(const std::string& path) {
   throw_runtime("{} has an unknown perf.data header size {}", name, h.size);
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

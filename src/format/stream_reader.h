@@ -11,7 +11,7 @@
 
 #include "format/perf_abi.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 struct RecordView {
   RecordHeader header;
@@ -53,4 +53,4 @@ class RecordReader {
 // input cannot be opened or is not a perf.data stream.
 std::unique_ptr<RecordReader> open_recording(const std::string& path);
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

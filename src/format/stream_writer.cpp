@@ -9,7 +9,7 @@
 #include "format/record_builder.h"
 #include "util/error.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 namespace {
 // Large enough that a busy drain pass is one write(2), small enough that a
@@ -125,4 +125,4 @@ void StreamWriter::write_finished_init() {
   append(&h, sizeof h);
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

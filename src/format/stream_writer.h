@@ -14,7 +14,7 @@
 #include "format/record_compressor.h"
 #include "util/fd.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 class StreamWriter {
  public:
@@ -68,4 +68,4 @@ class StreamWriter {
   uint64_t written_ = 0;
 };
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

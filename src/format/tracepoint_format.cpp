@@ -7,7 +7,7 @@
 
 #include "util/byte_reader.h"
 
-namespace sonde::perf {
+namespace sonde::format {
 
 namespace {
 
@@ -154,4 +154,4 @@ std::string format_tracepoint_fields(const TracepointFormat& tf, std::span<const
   return out;
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sonde::perf {
+namespace sonde::format {
 
 struct TracepointField {
   std::string name;
@@ -35,4 +35,4 @@ std::unordered_map<uint64_t, TracepointFormat> parse_tracing_data(std::span<cons
 // "field=value field=value" for a RAW payload.
 std::string format_tracepoint_fields(const TracepointFormat& fmt, std::span<const uint8_t> raw);
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

@@ -12,7 +12,7 @@
 #include <optional>
 #include <span>
 
-namespace sonde::perf {
+namespace sonde::format {
 
 inline constexpr uint64_t kUnwindRegsX86_64 =
     ((uint64_t{1} << PERF_REG_X86_64_MAX) - 1) &
@@ -31,4 +31,4 @@ inline std::optional<uint64_t> user_reg(std::span<const uint8_t> regs, uint64_t 
   return v;
 }
 
-}  // namespace sonde::perf
+}  // namespace sonde::format

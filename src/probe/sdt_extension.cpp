@@ -442,8 +442,8 @@ void SdtExtension::attach_file(const std::string& path, size_t first) {
   for (auto& l : link_sites(path, first, sites_.size())) links_.push_back(std::move(l));
 }
 
-std::vector<perf::EventDesc> SdtExtension::attrs() {
-  std::vector<perf::EventDesc> out;
+std::vector<format::EventDesc> SdtExtension::attrs() {
+  std::vector<format::EventDesc> out;
   if (!bpf_) return out;
   for (size_t i = 0; i < probe_names_.size(); ++i) out.push_back({attr_, probe_names_[i], {kSdtIdBase + i}});
   // The carrier events themselves: records other than samples (LOST, ...)
@@ -461,9 +461,9 @@ std::vector<int> SdtExtension::ring_fds() {
 bool SdtExtension::rewrite_sample(std::span<uint8_t> record) {
   // The sample's layout is the format library's (the same decoder `sonde
   // script` uses); only IDENTIFIER / ID are rewritten, in place.
-  if (record.size() < sizeof(perf::RecordHeader)) return false;
-  perf::Sample s;
-  if (!perf::decode_sample_body(attr_, record.subspan(sizeof(perf::RecordHeader)), s) ||
+  if (record.size() < sizeof(format::RecordHeader)) return false;
+  format::Sample s;
+  if (!format::decode_sample_body(attr_, record.subspan(sizeof(format::RecordHeader)), s) ||
       s.raw.size() < sizeof(sonde_sdt_raw))
     return false;
   sonde_sdt_raw payload;
@@ -471,14 +471,14 @@ bool SdtExtension::rewrite_sample(std::span<uint8_t> record) {
   if (payload.magic != SONDE_SDT_MAGIC || payload.probe >= probe_names_.size()) return false;
   const uint64_t id = kSdtIdBase + payload.probe;
   for (uint64_t field : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_ID})
-    if (int at = perf::sample_field_offset(attr_.sample_type, field); at >= 0)
-      std::memcpy(record.data() + sizeof(perf::RecordHeader) + at, &id, 8);
+    if (int at = format::sample_field_offset(attr_.sample_type, field); at >= 0)
+      std::memcpy(record.data() + sizeof(format::RecordHeader) + at, &id, 8);
   // A bpf-output event counts nothing: the kernel writes period 0, and
   // reports weighted by period (perf's and sonde's) showed every probe at
   // 0%. One hit is one event.
   const uint64_t one = 1;
-  if (int at = perf::sample_field_offset(attr_.sample_type, PERF_SAMPLE_PERIOD); at >= 0)
-    std::memcpy(record.data() + sizeof(perf::RecordHeader) + at, &one, 8);
+  if (int at = format::sample_field_offset(attr_.sample_type, PERF_SAMPLE_PERIOD); at >= 0)
+    std::memcpy(record.data() + sizeof(format::RecordHeader) + at, &one, 8);
   return true;
 }
 

@@ -35,7 +35,7 @@ class SdtExtension : public record::RecordExtension {
   ~SdtExtension() override;
 
   void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
-  std::vector<perf::EventDesc> attrs() override;
+  std::vector<format::EventDesc> attrs() override;
   std::vector<int> ring_fds() override;
   bool rewrite_sample(std::span<uint8_t> record) override;
   void on_fork(pid_t pid, pid_t ppid) override;

@@ -51,17 +51,17 @@ std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw) {
   return out;
 }
 
-bool is_sdt_sample(const perf::Sample& sample) {
+bool is_sdt_sample(const format::Sample& sample) {
   return sample.event && sample.event->attr.type == PERF_TYPE_SOFTWARE &&
          sample.event->attr.config == PERF_COUNT_SW_BPF_OUTPUT;
 }
 
-std::optional<std::string> format_sdt_args(const perf::Sample& sample) {
+std::optional<std::string> format_sdt_args(const format::Sample& sample) {
   if (sample.event && !is_sdt_sample(sample)) return std::nullopt;
   return format_sdt_raw(sample.raw);
 }
 
-bool sdt_extra_fields(const perf::Sample& sample, std::string& out) {
+bool sdt_extra_fields(const format::Sample& sample, std::string& out) {
   auto text = format_sdt_args(sample);
   if (!text || text->empty()) return false;
   out.assign(*text, 1);  // the printer adds the separating space

@@ -12,17 +12,17 @@
 namespace sonde::probe {
 
 // True for a sample of a bpf-output event: how sonde records SDT probe hits.
-bool is_sdt_sample(const perf::Sample& sample);
+bool is_sdt_sample(const format::Sample& sample);
 
 // " arg1=... argN=..." for a sample whose RAW payload is a sonde SDT record
 // (signed values in decimal, unsigned in decimal, floats as %g, a failed
 // memory read as "?"); "" for a probe without arguments; nullopt when the
 // sample is not an SDT sample.
 // Only samples of bpf-output events (how sonde records SDT probes) qualify.
-std::optional<std::string> format_sdt_args(const perf::Sample& sample);
-// The same, shaped for report::ScriptPrinter::set_extra_fields: the text
+std::optional<std::string> format_sdt_args(const format::Sample& sample);
+// The same, shaped for script::ScriptPrinter::set_extra_fields: the text
 // without its leading space; false when there is nothing to print.
-bool sdt_extra_fields(const perf::Sample& sample, std::string& out);
+bool sdt_extra_fields(const format::Sample& sample, std::string& out);
 std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw);
 
 // One argument of a probe hit, as recorded.

@@ -39,7 +39,7 @@ SdtLatency::SdtLatency(LatencySpec spec) : spec_(std::move(spec)) {
 
 void SdtLatency::require_hits(const std::string& input) const {
   std::set<std::string> names;
-  for (const perf::EventInfo* e : seen_) names.insert(e->name);
+  for (const format::EventInfo* e : seen_) names.insert(e->name);
   for (const std::string* p : {&spec_.begin, &spec_.end}) {
     if (names.count(*p)) continue;
     std::string list;
@@ -48,7 +48,7 @@ void SdtLatency::require_hits(const std::string& input) const {
   }
 }
 
-void SdtLatency::add(const perf::Sample& s) {
+void SdtLatency::add(const format::Sample& s) {
   if (!is_sdt_sample(s)) return;
   seen_.insert(s.event);
   const std::string& name = s.event->name;

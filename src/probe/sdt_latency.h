@@ -32,7 +32,7 @@ class SdtLatency {
   // Throws a usage error unless BEGIN and END are two %PROVIDER:EVENT names.
   explicit SdtLatency(LatencySpec spec);
   // Samples in time order (RecordingWalker delivers them so).
-  void add(const perf::Sample& s);
+  void add(const format::Sample& s);
   // Throws a runtime error naming the probes that were recorded when BEGIN
   // or END never fired in `input` (most likely a misspelt name).
   void require_hits(const std::string& input) const;
@@ -50,7 +50,7 @@ class SdtLatency {
   Log2Hist hist_;
   uint64_t begins_ = 0, ends_ = 0, unmatched_ends_ = 0, replaced_begins_ = 0;
   std::vector<SdtValue> values_;
-  std::unordered_set<const perf::EventInfo*> seen_;  // SDT events hit
+  std::unordered_set<const format::EventInfo*> seen_;  // SDT events hit
 };
 
 }  // namespace sonde::probe

@@ -9,6 +9,8 @@
 #include "record/perf_event.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/fields.h"
+#include "util/parse_int.h"
 
 namespace sonde::probe {
 
@@ -20,15 +22,19 @@ UprobePmu read_uprobe_pmu() {
   UprobePmu pmu;
   auto type = read_first_line(std::string(kPmuDir) + "/type");
   unsigned t = 0;
-  if (!type || std::sscanf(type->c_str(), "%u", &t) != 1)
+  if (!type || !parse_uint_into(*type, t))
     throw_runtime("sdt: this kernel has no uprobe PMU ({}/type), needed to attach probes without uprobe_multi",
                   kPmuDir);
   pmu.type = t;
   // "config:32-63" (PERF_UPROBE_REF_CTR_OFFSET_SHIFT): read rather than
   // assumed, and absent before 4.20.
   if (auto f = read_first_line(std::string(kPmuDir) + "/format/ref_ctr_offset")) {
+    std::string_view bits = *f;
     unsigned lo = 0, hi = 0;
-    if (std::sscanf(f->c_str(), "config:%u-%u", &lo, &hi) == 2 && lo < 64 && hi == 63) {
+    size_t dash = bits.find('-');
+    if (bits.starts_with("config:") && dash != std::string_view::npos &&
+        parse_uint_into(bits.substr(7, dash - 7), lo) && parse_uint_into(bits.substr(dash + 1), hi) && lo < 64 &&
+        hi == 63) {
       pmu.ref_ctr_shift = lo;
       pmu.has_ref_ctr = true;
     }

@@ -20,7 +20,7 @@ std::string int128_text(__int128 v) {
 
 }  // namespace
 
-void SdtStats::add(const perf::Sample& s) {
+void SdtStats::add(const format::Sample& s) {
   if (!is_sdt_sample(s)) return;
   if (!decode_sdt_values(s.raw, values_)) return;
   Probe& p = probes_[s.event->name];

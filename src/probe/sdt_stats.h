@@ -19,7 +19,7 @@ namespace sonde::probe {
 class SdtStats {
  public:
   // Counts a sample if it is an SDT probe hit (else ignores it).
-  void add(const perf::Sample& s);
+  void add(const format::Sample& s);
   // Whether a probe matching `globs` (any when empty) was hit.
   bool any(const std::vector<std::string>& globs) const;
   // Every probe in name order; only probes whose name matches one of

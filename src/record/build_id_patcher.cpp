@@ -64,10 +64,10 @@ std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_
 }
 
 bool BuildIdPatcher::patch(std::span<uint8_t> rec) {
-  if (rec.size() < sizeof(perf::Mmap2Fixed) + 1) return false;
-  perf::Mmap2Fixed m;
+  if (rec.size() < sizeof(format::Mmap2Fixed) + 1) return false;
+  format::Mmap2Fixed m;
   std::memcpy(&m, rec.data(), sizeof m);
-  if (m.header.misc & perf::kMiscMmapBuildId) return true;
+  if (m.header.misc & format::kMiscMmapBuildId) return true;
   if (!(m.prot & PROT_EXEC)) return false;
   const char* name = reinterpret_cast<const char*>(rec.data() + sizeof m);
   size_t max = rec.size() - sizeof m;
@@ -76,7 +76,7 @@ bool BuildIdPatcher::patch(std::span<uint8_t> rec) {
   uint64_t dev = makedev(m.inode.maj, m.inode.min);
   auto id = lookup(static_cast<pid_t>(m.pid), m.addr, m.addr + m.len, dev, m.inode.ino, filename);
   if (!id || id->empty()) return false;
-  perf::set_mmap2_build_id(m, id->bytes.data(), id->size);
+  format::set_mmap2_build_id(m, id->bytes.data(), id->size);
   std::memcpy(rec.data(), &m, sizeof m);
   return true;
 }

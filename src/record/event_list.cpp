@@ -55,7 +55,7 @@ bool matches_any(const std::string& name, const std::vector<std::string>& globs)
 
 std::vector<ListedEvent> list_events(const std::vector<std::string>& globs, std::string* tracefs_problem) {
   std::vector<ListedEvent> hardware, software;
-  const auto all = perf::generic_events();
+  const auto all = format::generic_events();
   for (size_t i = 0; i < all.size(); ++i) {
     bool seen = false;  // an alias of an earlier entry
     for (size_t j = 0; j < i; ++j) seen |= all[j].type == all[i].type && all[j].config == all[i].config;

@@ -37,7 +37,7 @@ bool apply_modifiers(std::string_view mods, EventSpec& e) {
 
 EventSpec parse_one(const std::string& text, std::vector<EventSpec>& extra) {
   EventSpec e;
-  if (auto g = perf::find_generic_event(text)) {
+  if (auto g = format::find_generic_event(text)) {
     e.name = text;
     e.type = g->type;
     e.config = g->config;
@@ -46,7 +46,7 @@ EventSpec parse_one(const std::string& text, std::vector<EventSpec>& extra) {
   size_t colon = text.rfind(':');
   if (colon != std::string::npos) {
     std::string head = text.substr(0, colon);
-    if (auto g = perf::find_generic_event(head)) {
+    if (auto g = format::find_generic_event(head)) {
       if (!apply_modifiers(std::string_view(text).substr(colon + 1), e))
         throw_usage("unknown modifier in event '{}' (supported: u, k)", text);
       e.name = text;

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "util/fs.h"
+#include "util/fields.h"
+#include "util/parse_int.h"
 
 namespace sonde::record {
 
@@ -32,65 +34,69 @@ std::string cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
 uint64_t total_mem_kb() {
   auto m = read_small_file("/proc/meminfo");
   if (!m) return 0;
-  unsigned long long kb = 0;
+  // "MemTotal:       16384000 kB"
+  uint64_t kb = 0;
   auto at = m->find("MemTotal:");
-  if (at != std::string::npos) std::sscanf(m->c_str() + at, "MemTotal: %llu", &kb);
+  if (at == std::string::npos) return 0;
+  std::string_view rest = std::string_view(*m).substr(at + 9);
+  rest = rest.substr(0, rest.find('\n'));
+  parse_uint_into(next_field(rest), kb);
   return kb;
 }
 
-void string_feature(perf::StreamWriter& out, perf::FeatureId id, const std::string& s) {
-  perf::FeatureEncoder e;
+void string_feature(format::StreamWriter& out, format::FeatureId id, const std::string& s) {
+  format::FeatureEncoder e;
   e.string(s);
   out.write_feature(id, e.bytes());
 }
 
 }  // namespace
 
-void write_header(perf::StreamWriter& out, const HeaderInfo& info) {
+void write_header(format::StreamWriter& out, const HeaderInfo& info) {
   out.write_pipe_header();
   for (const auto& ev : info.events) out.write_attr(ev.attr, ev.ids);
 
   utsname u{};
   ::uname(&u);
-  string_feature(out, perf::kFeatHostname, u.nodename);
-  string_feature(out, perf::kFeatOsRelease, u.release);
-  string_feature(out, perf::kFeatVersion, info.version);
-  string_feature(out, perf::kFeatArch, u.machine);
+  string_feature(out, format::kFeatHostname, u.nodename);
+  string_feature(out, format::kFeatOsRelease, u.release);
+  string_feature(out, format::kFeatVersion, info.version);
+  string_feature(out, format::kFeatArch, u.machine);
   {
-    perf::FeatureEncoder e;
+    format::FeatureEncoder e;
     e.u32(static_cast<uint32_t>(::sysconf(_SC_NPROCESSORS_CONF)));
     e.u32(static_cast<uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN)));
-    out.write_feature(perf::kFeatNrCpus, e.bytes());
+    out.write_feature(format::kFeatNrCpus, e.bytes());
   }
   std::string cpuinfo = read_small_file("/proc/cpuinfo").value_or("");
-  string_feature(out, perf::kFeatCpuDesc, cpuinfo_field(cpuinfo, "model name"));
+  string_feature(out, format::kFeatCpuDesc, cpuinfo_field(cpuinfo, "model name"));
   // perf's x86 cpuid string: vendor,family,model,stepping.
   std::string vendor = cpuinfo_field(cpuinfo, "vendor_id");
   if (!vendor.empty()) {
-    string_feature(out, perf::kFeatCpuId,
+    string_feature(out, format::kFeatCpuId,
                    vendor + "," + cpuinfo_field(cpuinfo, "cpu family") + "," + cpuinfo_field(cpuinfo, "model") +
                        "," + cpuinfo_field(cpuinfo, "stepping"));
   }
   {
-    perf::FeatureEncoder e;
+    format::FeatureEncoder e;
     e.u64(total_mem_kb());
-    out.write_feature(perf::kFeatTotalMem, e.bytes());
+    out.write_feature(format::kFeatTotalMem, e.bytes());
   }
   {
-    perf::FeatureEncoder e;
+    format::FeatureEncoder e;
     e.string_list(info.cmdline);
-    out.write_feature(perf::kFeatCmdline, e.bytes());  // skipped if it would not fit the u16 size
+    out.write_feature(format::kFeatCmdline, e.bytes());  // skipped if it would not fit the u16 size
   }
-  out.write_feature(perf::kFeatEventDesc, perf::encode_event_desc(info.events));
+  out.write_feature(format::kFeatEventDesc, format::encode_event_desc(info.events));
   if (info.compression_level > 0) {
-    perf::CompressedFeature c{0, perf::kCompressionZstd, static_cast<uint32_t>(info.compression_level), 0,
+    format::CompressedFeature c{0, format::kCompressionZstd, static_cast<uint32_t>(info.compression_level), 0,
                               info.compressed_record_max};
-    out.write_feature(perf::kFeatCompressed, {reinterpret_cast<const uint8_t*>(&c), sizeof c});
+    out.write_feature(format::kFeatCompressed, {reinterpret_cast<const uint8_t*>(&c), sizeof c});
   }
   out.write_features_end();
 }
 
-void write_event_names(perf::StreamWriter& out, const std::vector<perf::EventDesc>& events) {
+void write_event_names(format::StreamWriter& out, const std::vector<format::EventDesc>& events) {
   for (const auto& ev : events)
     if (!ev.ids.empty()) out.write_event_update_name(ev.ids.front(), ev.name);
 }

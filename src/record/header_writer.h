@@ -13,7 +13,7 @@
 namespace sonde::record {
 
 struct HeaderInfo {
-  std::vector<perf::EventDesc> events;  // in attr order; names matched by index in EVENT_DESC
+  std::vector<format::EventDesc> events;  // in attr order; names matched by index in EVENT_DESC
   std::vector<std::string> cmdline;     // argv of the recorder
   std::string version;                  // FEAT VERSION, e.g. "sonde 0.1.0"
   // With -z: the COMPRESSED feature (zstd level; the most one COMPRESSED
@@ -23,9 +23,9 @@ struct HeaderInfo {
 };
 
 // Pipe header, HEADER_ATTR × events, features 3..12 (and 27 with -z), end marker 32.
-void write_header(perf::StreamWriter& out, const HeaderInfo& info);
+void write_header(format::StreamWriter& out, const HeaderInfo& info);
 
 // EVENT_UPDATE NAME for each event (keyed by its first id).
-void write_event_names(perf::StreamWriter& out, const std::vector<perf::EventDesc>& events);
+void write_event_names(format::StreamWriter& out, const std::vector<format::EventDesc>& events);
 
 }  // namespace sonde::record

@@ -11,6 +11,8 @@
 #include "elf/build_id.h"
 #include "util/fd.h"
 #include "util/fs.h"
+#include "util/fields.h"
+#include "util/parse_int.h"
 
 namespace sonde::record {
 
@@ -31,9 +33,12 @@ uint64_t kernel_text_address() {
     while ((at = buf.find(" _text\n", at)) != std::string::npos) {
       size_t ls = buf.rfind('\n', at);
       ls = ls == std::string::npos ? 0 : ls + 1;
-      unsigned long long addr = 0;
-      char type = 0;
-      if (std::sscanf(buf.c_str() + ls, "%llx %c", &addr, &type) == 2 && (type == 'T' || type == 't')) return addr;
+      // "ffffffff81000000 T _text"
+      std::string_view line = std::string_view(buf).substr(ls, at - ls);
+      uint64_t addr = 0;
+      bool hex = parse_uint_into(next_field(line), addr, IntSyntax::Hex);
+      std::string_view type = next_field(line);
+      if (hex && (type == "T" || type == "t")) return addr;
       at += 7;
     }
     size_t last = buf.rfind('\n');
@@ -44,16 +49,16 @@ uint64_t kernel_text_address() {
 
 void emit_kernel_mmap2(const SynthContext& ctx, uint64_t start, uint64_t len, const std::string& name,
                        const std::optional<BuildId>& id) {
-  perf::Mmap2Fixed m{};
-  m.header = {perf::kMmap2, perf::kMiscKernel, 0};
+  format::Mmap2Fixed m{};
+  m.header = {format::kMmap2, format::kMiscKernel, 0};
   m.pid = m.tid = static_cast<uint32_t>(-1);
   m.addr = start;
   m.len = len;
   m.pgoff = start;  // perf's convention for the kernel map: pgoff = start
   m.prot = PROT_READ | PROT_EXEC;
   m.flags = MAP_PRIVATE;
-  if (id && !id->empty()) perf::set_mmap2_build_id(m, id->bytes.data(), id->size);
-  perf::RecordBuilder b(perf::kMmap2, m.header.misc);
+  if (id && !id->empty()) format::set_mmap2_build_id(m, id->bytes.data(), id->size);
+  format::RecordBuilder b(format::kMmap2, m.header.misc);
   b.raw().clear();
   b.put(m);
   b.put_cstring(name, 8);
@@ -76,13 +81,15 @@ void synthesize_kernel_maps(const SynthContext& ctx) {
   std::istringstream in(*modules);
   std::string line;
   while (std::getline(in, line)) {
-    char name[256] = {};
-    unsigned long long size = 0, addr = 0;
-    // name size refcount deps state address
-    if (std::sscanf(line.c_str(), "%255s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || addr == 0) continue;
-    emit_kernel_mmap2(ctx, addr, size, std::string("[") + name + "]",
-                      read_build_id_from_notes_file(std::string("/sys/module/") + name +
-                                                    "/notes/.note.gnu.build-id"));
+    // "name size refcount deps state address", e.g. "ext4 1032192 1 - Live 0xffffffffc0a00000"
+    std::string_view rest = line;
+    std::string name(next_field(rest));
+    uint64_t size = 0, addr = 0;
+    bool sized = parse_uint_into(next_field(rest), size);
+    for (int skipped = 0; skipped < 3; ++skipped) next_field(rest);  // refcount, deps, state
+    if (name.empty() || !sized || !parse_uint_into(next_field(rest), addr, IntSyntax::HexOr0x) || addr == 0) continue;
+    emit_kernel_mmap2(ctx, addr, size, "[" + name + "]",
+                      read_build_id_from_notes_file("/sys/module/" + name + "/notes/.note.gnu.build-id"));
   }
 }
 

@@ -32,7 +32,7 @@ std::string thread_comm(pid_t pid, pid_t tid) {
 }
 
 void synthesize_fork(const SynthContext& ctx, pid_t pid, pid_t tid) {
-  perf::RecordBuilder b(perf::kFork, 0);
+  format::RecordBuilder b(format::kFork, 0);
   b.put(static_cast<uint32_t>(pid)).put(static_cast<uint32_t>(pid));
   b.put(static_cast<uint32_t>(tid)).put(static_cast<uint32_t>(pid));
   b.put(uint64_t{0});
@@ -46,10 +46,10 @@ void synthesize_map(const SynthContext& ctx, pid_t pid, const MapsLine& line) {
   uint32_t prot = (line.readable() ? PROT_READ : 0) | (line.writable() ? PROT_WRITE : 0) |
                   (line.executable() ? PROT_EXEC : 0);
 
-  perf::Mmap2Fixed m{};
+  format::Mmap2Fixed m{};
   // Data mappings carry MISC_MMAP_DATA, as the kernel's do: readers know
   // them for what they are (no code, no symbols).
-  m.header = {perf::kMmap2, static_cast<uint16_t>(perf::kMiscUser | ((prot & PROT_EXEC) ? 0 : perf::kMiscMmapData)), 0};
+  m.header = {format::kMmap2, static_cast<uint16_t>(format::kMiscUser | ((prot & PROT_EXEC) ? 0 : format::kMiscMmapData)), 0};
   m.pid = m.tid = static_cast<uint32_t>(pid);
   m.addr = line.start;
   m.len = line.end - line.start;
@@ -63,10 +63,10 @@ void synthesize_map(const SynthContext& ctx, pid_t pid, const MapsLine& line) {
     if (auto id = ctx.build_ids.lookup(pid, line.start, line.end, makedev(line.dev_major, line.dev_minor), line.inode,
                                        name);
         id && !id->empty()) {
-      perf::set_mmap2_build_id(m, id->bytes.data(), id->size);
+      format::set_mmap2_build_id(m, id->bytes.data(), id->size);
     }
   }
-  perf::RecordBuilder b(perf::kMmap2, m.header.misc);
+  format::RecordBuilder b(format::kMmap2, m.header.misc);
   b.raw().clear();
   b.put(m);
   b.put_cstring(name, 8);
@@ -85,7 +85,7 @@ void synthesize_maps(const SynthContext& ctx, pid_t pid) {
 std::vector<pid_t> list_threads(pid_t pid) { return numeric_entries("/proc/" + std::to_string(pid) + "/task"); }
 
 void synthesize_comm(const SynthContext& ctx, pid_t pid, pid_t tid, const std::string& comm) {
-  perf::RecordBuilder b(perf::kComm, 0);
+  format::RecordBuilder b(format::kComm, 0);
   b.put(static_cast<uint32_t>(pid)).put(static_cast<uint32_t>(tid));
   b.put_cstring(comm, 8);
   ctx.put_trailer(b, pid, tid);

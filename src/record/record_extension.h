@@ -44,7 +44,7 @@ class RecordExtension {
 
   // HEADER_ATTR records (attr, ids, name) to write for this extension. The
   // ids must not collide with kernel event ids (use values >= 1<<62).
-  virtual std::vector<perf::EventDesc> attrs() = 0;
+  virtual std::vector<format::EventDesc> attrs() = 0;
 
   // Per-CPU perf event fds (index = position in target.cpus) whose ring
   // buffers the recorder maps and drains. Owned by the extension.

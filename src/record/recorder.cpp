@@ -29,6 +29,8 @@
 #include "record/workload.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/fields.h"
+#include "util/parse_int.h"
 
 namespace sonde::record {
 
@@ -50,7 +52,10 @@ pid_t tgid_of(pid_t tid) {
   if (!s) return tid;
   auto at = s->find("\nTgid:");
   if (at == std::string::npos) return tid;
-  return static_cast<pid_t>(std::strtol(s->c_str() + at + 6, nullptr, 10));
+  std::string_view rest = std::string_view(*s).substr(at + 6);
+  rest = rest.substr(0, rest.find('\n'));
+  auto tgid = parse_int<pid_t>(next_field(rest), 1);
+  return tgid ? tgid.value : tid;
 }
 
 // Blocks SIGINT/SIGTERM/SIGCHLD for the recording and delivers them through
@@ -152,7 +157,7 @@ class Recorder {
   ExtensionStopper stopper_{extensions_};
   ParsedEvents parsed_;
   std::vector<OpenEvent> events_;
-  std::vector<perf::EventDesc> ext_descs_;
+  std::vector<format::EventDesc> ext_descs_;
   std::vector<int> cpus_;
   std::vector<pid_t> task_targets_;  // pids passed to perf_event_open (-1 for system-wide)
   bool system_wide_ = false;
@@ -162,8 +167,8 @@ class Recorder {
   std::string command_path_;
   std::unique_ptr<SignalGuard> signals_;
   Workload workload_;
-  std::unique_ptr<perf::StreamWriter> out_;
-  std::unique_ptr<perf::RecordCompressor> compressor_;  // -z, until the preamble is written
+  std::unique_ptr<format::StreamWriter> out_;
+  std::unique_ptr<format::RecordCompressor> compressor_;  // -z, until the preamble is written
   std::vector<Ring> rings_;
   BuildIdPatcher build_ids_;
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(65536);
@@ -181,7 +186,8 @@ void Recorder::validate() {
     // lowers the limit by itself when sampling interrupts take too long: like
     // perf, use the limit and say so.
     auto max_text = read_first_line("/proc/sys/kernel/perf_event_max_sample_rate");
-    uint64_t max = max_text ? std::strtoull(max_text->c_str(), nullptr, 10) : 0;
+    uint64_t max = 0;
+    if (max_text) parse_uint_into(*max_text, max);
     if (opts_.freq_max) freq_ = max > 0 ? std::min(max, kMaxFreq) : kDefaultFreq;  // as perf's -F max
     else freq_ = opts_.freq.value_or(kDefaultFreq);
     if (max > 0 && freq_ > max) {
@@ -196,7 +202,7 @@ void Recorder::validate() {
     throw_usage("invalid compression level {}: zstd levels are 1 to 22", opts_.compression_level);
   // Made before the output exists: a libzstd that is missing or refuses the
   // level fails the command without leaving a file behind.
-  if (opts_.compression_level > 0) compressor_ = std::make_unique<perf::RecordCompressor>(opts_.compression_level);
+  if (opts_.compression_level > 0) compressor_ = std::make_unique<format::RecordCompressor>(opts_.compression_level);
   tasks_ = !opts_.pids.empty() || !opts_.tids.empty();
   system_wide_ = opts_.system_wide || !opts_.cpus.empty();
   if (tasks_ && system_wide_) throw_usage("-p/-t cannot be combined with -a/-C");
@@ -246,7 +252,7 @@ void Recorder::validate() {
 
 perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
   perf_event_attr a{};
-  a.size = perf::kAttrSize;
+  a.size = format::kAttrSize;
   a.type = e.type;
   a.config = e.config;
   a.sample_type = sample_type_;
@@ -262,7 +268,7 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
   if (opts_.user_stack_bytes) {
     // perf's --call-graph dwarf: the kernel walks only the kernel part; the
     // user part is unwound later from these registers and stack bytes.
-    a.sample_regs_user = perf::kUnwindRegsX86_64;
+    a.sample_regs_user = format::kUnwindRegsX86_64;
     a.sample_stack_user = opts_.user_stack_bytes;
     a.exclude_callchain_user = 1;
   }
@@ -348,24 +354,24 @@ void Recorder::open_events() {
 
 void Recorder::open_output() {
   if (opts_.output == "-") {
-    out_ = std::make_unique<perf::StreamWriter>(STDOUT_FILENO);
+    out_ = std::make_unique<format::StreamWriter>(STDOUT_FILENO);
     return;
   }
   int fd = ::open(opts_.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw_runtime("cannot create '{}': {}", opts_.output, errno_text(errno));
-  out_ = std::make_unique<perf::StreamWriter>(fd);
+  out_ = std::make_unique<format::StreamWriter>(fd);
 }
 
 void Recorder::write_preamble() {
   HeaderInfo info;
-  for (auto& ev : events_) info.events.push_back(perf::EventDesc{ev.attr, ev.spec.name, ev.ids});
+  for (auto& ev : events_) info.events.push_back(format::EventDesc{ev.attr, ev.spec.name, ev.ids});
   for (auto& d : ext_descs_) info.events.push_back(d);
   info.cmdline = opts_.cmdline;
   info.version = opts_.version;
   if (compressor_) {
     info.compression_level = compressor_->level();
     size_t ring = opts_.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    info.compressed_record_max = static_cast<uint32_t>(std::max(perf::RecordCompressor::kSliceBytes, ring));
+    info.compressed_record_max = static_cast<uint32_t>(std::max(format::RecordCompressor::kSliceBytes, ring));
   }
   write_header(*out_, info);
 
@@ -417,10 +423,10 @@ void Recorder::enable() {
 void Recorder::write_kernel_record(std::span<const uint8_t> rec) { out_->write_record(rec.data(), rec.size()); }
 
 void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
-  perf::RecordHeader h;
+  format::RecordHeader h;
   std::memcpy(&h, rec.data(), sizeof h);
   switch (h.type) {
-    case perf::kSample:
+    case format::kSample:
       if (ext) {
         std::memcpy(scratch_.data(), rec.data(), rec.size());
         std::span<uint8_t> w(scratch_.data(), rec.size());
@@ -432,13 +438,13 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
       ++sum_.samples;
       write_kernel_record(rec);
       return;
-    case perf::kMmap2: {
+    case format::kMmap2: {
       std::memcpy(scratch_.data(), rec.data(), rec.size());
       std::span<uint8_t> w(scratch_.data(), rec.size());
-      perf::Mmap2Fixed m;
+      format::Mmap2Fixed m;
       if (rec.size() < sizeof m) return write_kernel_record(rec);
       std::memcpy(&m, rec.data(), sizeof m);
-      bool has_id = (m.header.misc & perf::kMiscMmapBuildId) != 0;
+      bool has_id = (m.header.misc & format::kMiscMmapBuildId) != 0;
       if (!has_id) has_id = build_ids_.patch(w);
       write_kernel_record(w);
       if (!extensions_.empty() && (m.prot & PROT_EXEC)) {
@@ -446,16 +452,16 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
         const char* name = reinterpret_cast<const char*>(w.data() + sizeof m);
         std::string path(name, strnlen(name, w.size() - sizeof m));
         BuildId id;
-        if (has_id) id = BuildId::from_bytes({m.bid.build_id, std::min<size_t>(m.bid.build_id_size, perf::kBuildIdMax)});
+        if (has_id) id = BuildId::from_bytes({m.bid.build_id, std::min<size_t>(m.bid.build_id_size, format::kBuildIdMax)});
         for (RecordExtension* e : extensions_) e->on_exec_mapping(static_cast<pid_t>(m.pid), path, id);
       }
       return;
     }
-    case perf::kLost:
+    case format::kLost:
       write_lost(rec);
       return;
-    case perf::kLostSamples: {
-      perf::LostSamples l;
+    case format::kLostSamples: {
+      format::LostSamples l;
       if (rec.size() >= sizeof l) {
         std::memcpy(&l, rec.data(), sizeof l);
         sum_.lost += l.lost;
@@ -463,22 +469,22 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
       write_kernel_record(rec);
       return;
     }
-    case perf::kFork:
-    case perf::kExit: {
+    case format::kFork:
+    case format::kExit: {
       write_kernel_record(rec);
-      if (!extensions_.empty() && rec.size() >= sizeof(perf::ForkExit)) {
-        perf::ForkExit f;
+      if (!extensions_.empty() && rec.size() >= sizeof(format::ForkExit)) {
+        format::ForkExit f;
         std::memcpy(&f, rec.data(), sizeof f);
         for (RecordExtension* e : extensions_) {
-          if (h.type == perf::kFork && f.pid != f.ppid) e->on_fork(static_cast<pid_t>(f.pid), static_cast<pid_t>(f.ppid));
-          if (h.type == perf::kExit && f.pid == f.tid) e->on_exit(static_cast<pid_t>(f.pid));
+          if (h.type == format::kFork && f.pid != f.ppid) e->on_fork(static_cast<pid_t>(f.pid), static_cast<pid_t>(f.ppid));
+          if (h.type == format::kExit && f.pid == f.tid) e->on_exit(static_cast<pid_t>(f.pid));
         }
       }
       return;
     }
     default:
       // perf 6.1 aborts on kernel record types it does not know.
-      if (h.type == 0 || h.type > perf::kMaxKernelType) {
+      if (h.type == 0 || h.type > format::kMaxKernelType) {
         ++sum_.dropped_records;
         return;
       }
@@ -491,15 +497,15 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
 // count; the kernel's LOST records, the same losses, only make it warn of
 // "lost chunks". So each LOST is followed by a LOST_SAMPLES of the same count
 // and sample_id (written as it happens, so a killed recording keeps it), and
-// readers count one or the other, never both (report::RecordingWalker).
+// readers count one or the other, never both (analysis::RecordingWalker).
 void Recorder::write_lost(std::span<const uint8_t> rec) {
   write_kernel_record(rec);
-  perf::Lost l;
+  format::Lost l;
   if (rec.size() < sizeof l) return;
   std::memcpy(&l, rec.data(), sizeof l);
   sum_.lost += l.lost;
-  perf::LostSamples ls{};
-  ls.header.type = perf::kLostSamples;
+  format::LostSamples ls{};
+  ls.header.type = format::kLostSamples;
   ls.header.size = static_cast<uint16_t>(rec.size() - sizeof l.id);
   ls.lost = l.lost;
   uint8_t buf[256];

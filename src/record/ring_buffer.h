@@ -38,7 +38,7 @@ class RingBuffer {
       size_t off = static_cast<size_t>(tail & mask_);
       // Records are 8-aligned and the data area is a multiple of 8, so a
       // header never straddles the end.
-      perf::RecordHeader h;
+      format::RecordHeader h;
       std::memcpy(&h, data_ + off, sizeof h);
       if (h.size < sizeof h || tail + h.size > head) break;  // corrupt: never loop forever
       if (off + h.size <= size_) {

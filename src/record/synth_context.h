@@ -11,7 +11,7 @@
 namespace sonde::record {
 
 struct SynthContext {
-  perf::StreamWriter& out;
+  format::StreamWriter& out;
   uint64_t sample_type;  // shared by every attr
   uint64_t id;           // the first event's first id: names a known attr
   BuildIdPatcher& build_ids;
@@ -22,7 +22,7 @@ struct SynthContext {
   // Appends the sample_id trailer (sample_id_all = 1): fields in perf's
   // order, only those in sample_type. Time 0 makes readers deliver the
   // record at once, before any sample.
-  void put_trailer(perf::RecordBuilder& b, uint32_t pid, uint32_t tid) const {
+  void put_trailer(format::RecordBuilder& b, uint32_t pid, uint32_t tid) const {
     if (sample_type & PERF_SAMPLE_TID) b.put(pid).put(tid);
     if (sample_type & PERF_SAMPLE_TIME) b.put(uint64_t{0});
     if (sample_type & PERF_SAMPLE_ID) b.put(id);
@@ -30,7 +30,7 @@ struct SynthContext {
     if (sample_type & PERF_SAMPLE_CPU) b.put(uint32_t{0}).put(uint32_t{0});
     if (sample_type & PERF_SAMPLE_IDENTIFIER) b.put(id);
   }
-  void emit(perf::RecordBuilder& b) const {
+  void emit(format::RecordBuilder& b) const {
     if (b.finish()) out.write_record(b.bytes());
   }
 };

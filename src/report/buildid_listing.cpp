@@ -3,18 +3,19 @@
 #include <set>
 #include <unordered_set>
 
-#include "report/frames.h"
-#include "report/recording_walker.h"
+#include "analysis/frames.h"
+#include "analysis/recording_walker.h"
 
 namespace sonde::report {
 
-std::vector<BuildIdEntry> list_build_ids(perf::RecordReader& reader, bool with_hits) {
-  RecordingWalker walker(reader);
+std::vector<BuildIdEntry> list_build_ids(format::RecordReader& reader, bool with_hits) {
+  // Unwound user frames are hits too, found in the default cache.
+  analysis::RecordingWalker walker(reader, analysis::dwarf_unwinding(""));
   std::unordered_set<uint32_t> hit;  // mapping indexes
-  std::vector<Frame> frames;
-  walker.run([&](const perf::Sample& s) {
+  std::vector<analysis::Frame> frames;
+  walker.run([&](const format::Sample& s) {
     if (!with_hits) return;
-    sample_frames(s, walker.space(), frames);
+    analysis::sample_frames(s, walker.space(), frames);
     for (const auto& f : frames)
       if (f.map) hit.insert(f.map->index);
   });

@@ -15,6 +15,6 @@ struct BuildIdEntry {
 };
 
 // Sorted by path. `with_hits`: only objects that a sample's frames hit.
-std::vector<BuildIdEntry> list_build_ids(perf::RecordReader& reader, bool with_hits);
+std::vector<BuildIdEntry> list_build_ids(format::RecordReader& reader, bool with_hits);
 
 }  // namespace sonde::report

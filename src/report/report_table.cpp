@@ -60,16 +60,16 @@ struct Row {
 
 class Aggregator {
  public:
-  Aggregator(const Profile& p, const ReportOptions& o) : p_(p), o_(o) {
+  Aggregator(const analysis::Profile& p, const ReportOptions& o) : p_(p), o_(o) {
     for (auto k : o.sort) {
       use_comm_ |= k == SortKey::kComm, use_pid_ |= k == SortKey::kPid, use_tid_ |= k == SortKey::kTid;
       use_dso_ |= k == SortKey::kDso, use_sym_ |= k == SortKey::kSym, use_src_ |= k == SortKey::kSrcline;
     }
   }
 
-  RowKey key(const ProfileSample& s, uint32_t loc_id) {
+  RowKey key(const analysis::ProfileSample& s, uint32_t loc_id) {
     RowKey k;
-    const ProfileLocation* loc = loc_id == UINT32_MAX ? nullptr : &p_.locations[loc_id];
+    const analysis::ProfileLocation* loc = loc_id == UINT32_MAX ? nullptr : &p_.locations[loc_id];
     if (use_comm_) k.comm = s.comm;
     if (use_pid_) k.pid = s.pid;
     if (use_tid_) k.tid = s.tid;
@@ -79,12 +79,12 @@ class Aggregator {
     return k;
   }
 
-  uint32_t dso_id(const ProfileLocation* loc) {
+  uint32_t dso_id(const analysis::ProfileLocation* loc) {
     if (!loc || loc->mapping == UINT32_MAX) return loc && loc->kernel ? 1u << 30 : (1u << 30) + 1;
     return p_.mappings[loc->mapping].path;
   }
 
-  uint32_t srcline_id(const ProfileLocation* loc) {
+  uint32_t srcline_id(const analysis::ProfileLocation* loc) {
     if (!loc || loc->lines.empty()) return 0;
     const auto& l = loc->lines.back();  // the outer function's line
     auto key = fmt::format("{}:{}", basename(p_.str(p_.functions[l.function].file)), l.line);
@@ -97,12 +97,12 @@ class Aggregator {
   }
   std::string srcline_name(uint32_t id) const { return id >= 1 && id <= srcline_names_.size() ? srcline_names_[id - 1] : "??:0"; }
 
-  std::string dso_name(const ProfileLocation* loc) const {
+  std::string dso_name(const analysis::ProfileLocation* loc) const {
     if (!loc || loc->mapping == UINT32_MAX) return loc && loc->kernel ? "[kernel.kallsyms]" : "[unknown]";
     return std::string(basename(p_.str(p_.mappings[loc->mapping].path)));
   }
 
-  bool dso_selected(const ProfileLocation* loc) const {
+  bool dso_selected(const analysis::ProfileLocation* loc) const {
     if (o_.dsos.empty()) return true;
     std::string full = loc && loc->mapping != UINT32_MAX ? std::string(p_.str(p_.mappings[loc->mapping].path)) : "";
     std::string base = dso_name(loc);
@@ -112,16 +112,16 @@ class Aggregator {
   }
 
  private:
-  const Profile& p_;
+  const analysis::Profile& p_;
   const ReportOptions& o_;
   bool use_comm_ = false, use_pid_ = false, use_tid_ = false, use_dso_ = false, use_sym_ = false, use_src_ = false;
   std::unordered_map<std::string, uint32_t> srclines_;
   std::vector<std::string> srcline_names_;
 };
 
-ReportEntry make_entry(const Profile& p, Aggregator& agg, const Row& r, uint64_t total) {
+ReportEntry make_entry(const analysis::Profile& p, Aggregator& agg, const Row& r, uint64_t total) {
   ReportEntry e;
-  const ProfileLocation* loc = r.location == UINT32_MAX ? nullptr : &p.locations[r.location];
+  const analysis::ProfileLocation* loc = r.location == UINT32_MAX ? nullptr : &p.locations[r.location];
   e.comm = std::string(p.str(r.key.comm));
   e.pid = r.key.pid, e.tid = r.key.tid;
   e.dso = agg.dso_name(loc);
@@ -139,7 +139,7 @@ ReportEntry make_entry(const Profile& p, Aggregator& agg, const Row& r, uint64_t
 }  // namespace
 
 namespace {
-std::vector<EventReport> compute_with(const Profile& p, const ReportOptions& opts, Aggregator& agg) {
+std::vector<EventReport> compute_with(const analysis::Profile& p, const ReportOptions& opts, Aggregator& agg) {
   std::vector<EventReport> out;
   std::vector<uint32_t> stack;
   std::vector<RowKey> seen;
@@ -150,7 +150,7 @@ std::vector<EventReport> compute_with(const Profile& p, const ReportOptions& opt
       if (s.event != ev) continue;
       p.stack_locations(s.stack, stack);
       uint32_t leaf = stack.empty() ? UINT32_MAX : stack.front();
-      const ProfileLocation* leaf_loc = leaf == UINT32_MAX ? nullptr : &p.locations[leaf];
+      const analysis::ProfileLocation* leaf_loc = leaf == UINT32_MAX ? nullptr : &p.locations[leaf];
       if (!agg.dso_selected(leaf_loc) && !opts.children) continue;
       total += s.period;
       samples += s.count;
@@ -206,7 +206,7 @@ std::vector<EventReport> compute_with(const Profile& p, const ReportOptions& opt
 }
 }  // namespace
 
-std::vector<EventReport> compute_report(const Profile& p, const ReportOptions& opts) {
+std::vector<EventReport> compute_report(const analysis::Profile& p, const ReportOptions& opts) {
   Aggregator agg(p, opts);
   return compute_with(p, opts, agg);
 }
@@ -225,7 +225,7 @@ struct GraphNode {
 
 class CallGraph {
  public:
-  explicit CallGraph(const Profile& p) : p_(p) { nodes_.push_back({}); }
+  explicit CallGraph(const analysis::Profile& p) : p_(p) { nodes_.push_back({}); }
   void add(const std::vector<uint32_t>& functions, uint64_t period) {
     size_t cur = 0;
     nodes_[0].period += period;
@@ -266,11 +266,11 @@ class CallGraph {
       print_children(buf, k, total, threshold, single ? indent : indent + 4, false);
     }
   }
-  const Profile& p_;
+  const analysis::Profile& p_;
   std::vector<GraphNode> nodes_;
 };
 
-void write_graph(const Profile& p, const ReportOptions& o, const ReportEntry& e, uint32_t ev, uint64_t total,
+void write_graph(const analysis::Profile& p, const ReportOptions& o, const ReportEntry& e, uint32_t ev, uint64_t total,
                  Aggregator& agg, fmt::memory_buffer& buf) {
   CallGraph g(p);
   std::vector<uint32_t> stack, path;
@@ -289,7 +289,7 @@ void write_graph(const Profile& p, const ReportOptions& o, const ReportEntry& e,
     path.clear();
     // A location with inline frames (--inline) stands for several
     // functions: lines[] is innermost first, ending with the outer one.
-    auto push = [&](const ProfileLocation& loc, bool outer_first) {
+    auto push = [&](const analysis::ProfileLocation& loc, bool outer_first) {
       if (loc.lines.size() < 2) return path.push_back(loc.function);
       if (outer_first)
         for (size_t k = loc.lines.size(); k-- > 0;) path.push_back(loc.lines[k].function);
@@ -325,7 +325,7 @@ std::string human(uint64_t n) {
   return fmt::format("{}", n);
 }
 
-void write_json(const Profile& p, const ReportOptions& o, const std::vector<EventReport>& reports, std::FILE* out) {
+void write_json(const analysis::Profile& p, const ReportOptions& o, const std::vector<EventReport>& reports, std::FILE* out) {
   nlohmann::ordered_json j;
   j["header"] = {{"hostname", p.hostname}, {"os_release", p.os_release}, {"arch", p.arch},
                  {"cmdline", p.cmdline},   {"lost_samples", p.lost_samples}, {"truncated_bytes", p.truncated_bytes}};
@@ -367,7 +367,7 @@ void write_json(const Profile& p, const ReportOptions& o, const std::vector<Even
 
 }  // namespace
 
-void write_report(const Profile& p, const ReportOptions& o, std::FILE* out) {
+void write_report(const analysis::Profile& p, const ReportOptions& o, std::FILE* out) {
   Aggregator agg(p, o);
   auto reports = compute_with(p, o, agg);
   if (o.json) return write_json(p, o, reports, out);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "report/profile.h"
+#include "analysis/profile.h"
 
 namespace sonde::report {
 
@@ -46,9 +46,9 @@ struct EventReport {
 };
 
 // Computes the tables (one per event).
-std::vector<EventReport> compute_report(const Profile& p, const ReportOptions& opts);
+std::vector<EventReport> compute_report(const analysis::Profile& p, const ReportOptions& opts);
 
 // Writes the text (perf-like) or JSON report.
-void write_report(const Profile& p, const ReportOptions& opts, std::FILE* out);
+void write_report(const analysis::Profile& p, const ReportOptions& opts, std::FILE* out);
 
 }  // namespace sonde::report

@@ -16,7 +16,7 @@
 #include "support/synthetic_stream.h"
 #include "support/test_support.h"
 
-using namespace sonde::perf;
+using namespace sonde::format;
 using sonde::test::AttrLayout;
 using sonde::test::run;
 using sonde::test::SyntheticStream;

@@ -11,7 +11,7 @@
 #include "format/perf_abi.h"
 
 
-namespace sonde::perf {
+namespace sonde::format {
 namespace {
 
 // Expands each COMPRESSED record of `packed` in turn; returns what each gave.
@@ -83,4 +83,4 @@ TEST(RecordCompressor, RepetitiveInputShrinksAndExpandsBack) {
 }
 
 }  // namespace
-}  // namespace sonde::perf
+}  // namespace sonde::format

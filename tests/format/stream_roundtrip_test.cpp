@@ -13,7 +13,7 @@
 #include "support/test_support.h"
 #include "util/error.h"
 
-using namespace sonde::perf;
+using namespace sonde::format;
 using sonde::test::TempDir;
 
 namespace {

@@ -141,14 +141,14 @@ TEST_P(SdtCliRoute, RecordedSamplesDecodeThroughTheSessionForScript) {
   auto r = sh("SONDE_BUILDID_DIR='" + dir / "cache" + "' '" + sonde_bin() + "' record -q -e '%sfix:*' -o '" +
               dir / "out" + "' -- '" + dir / "forms" + "' 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto reader = sonde::perf::open_recording(dir / "out");
+  auto reader = sonde::format::open_recording(dir / "out");
   ASSERT_TRUE(reader);
-  sonde::perf::Session session;
-  sonde::perf::RecordView rec;
+  sonde::format::Session session;
+  sonde::format::RecordView rec;
   std::map<std::string, size_t> seen;
   while (reader->next(rec)) {
-    if (session.observe(rec) || rec.header.type != sonde::perf::kSample) continue;
-    sonde::perf::Sample s;
+    if (session.observe(rec) || rec.header.type != sonde::format::kSample) continue;
+    sonde::format::Sample s;
     std::string why;
     ASSERT_TRUE(session.decode_sample(rec, s, &why)) << why;
     std::string extra;

@@ -203,7 +203,7 @@ SdtRun sdt_record(const std::vector<std::string>& specs, const std::vector<std::
   run.route = ext.route();
   run.attach_seconds = ext.attach_seconds();
   run.descs = ext.attrs();
-  const std::vector<perf::EventDesc>& descs = run.descs;
+  const std::vector<format::EventDesc>& descs = run.descs;
   std::vector<std::unique_ptr<RingBuffer>> rings;
   for (int fd : ext.ring_fds()) rings.push_back(std::make_unique<RingBuffer>(fd));
 

@@ -31,7 +31,7 @@ struct SdtRun {
   size_t sites = 0;
   size_t links = 0;  // link fds after prepare(): one per object (multi) or one per site (perf-event)
   probe::SdtAttachRoute route = probe::SdtAttachRoute::Auto;  // the route prepare() took
-  std::vector<perf::EventDesc> descs;  // the extension's attrs() (HEADER_ATTRs of the stream)
+  std::vector<format::EventDesc> descs;  // the extension's attrs() (HEADER_ATTRs of the stream)
   double attach_seconds = 0, detach_seconds = 0;
   // "name args" -> count
   std::map<std::string, size_t> counts() const;

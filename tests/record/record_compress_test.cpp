@@ -14,7 +14,7 @@
 
 using namespace sonde::test;
 using namespace sonde::uapi;  // perf_event_attr, PERF_*
-namespace perf = sonde::perf;
+namespace format = sonde::format;
 
 namespace {
 
@@ -37,7 +37,7 @@ std::vector<uint8_t> file_bytes(const std::string& path) {
 struct RawStream {
   std::vector<uint32_t> types;
   bool has_feature = false;
-  perf::CompressedFeature feature{};
+  format::CompressedFeature feature{};
   std::vector<size_t> expanded;  // per COMPRESSED record
   std::vector<uint8_t> plain;    // all COMPRESSED payloads, expanded
   std::string error;
@@ -48,9 +48,9 @@ RawStream parse_raw(const std::vector<uint8_t>& b) {
   RawStream s;
   ZSTD_DCtx* d = ZSTD_createDCtx();
   std::vector<uint8_t> out(1 << 20);
-  size_t pos = sizeof(perf::PipeHeader);
-  while (pos + sizeof(perf::RecordHeader) <= b.size()) {
-    perf::RecordHeader h;
+  size_t pos = sizeof(format::PipeHeader);
+  while (pos + sizeof(format::RecordHeader) <= b.size()) {
+    format::RecordHeader h;
     std::memcpy(&h, b.data() + pos, sizeof h);
     if (h.size < sizeof h) {
       s.error = "record smaller than its header";
@@ -58,15 +58,15 @@ RawStream parse_raw(const std::vector<uint8_t>& b) {
     }
     if (pos + h.size > b.size()) break;
     s.types.push_back(h.type);
-    if (h.type == perf::kHeaderFeature && h.size >= 16 + sizeof(perf::CompressedFeature)) {
+    if (h.type == format::kHeaderFeature && h.size >= 16 + sizeof(format::CompressedFeature)) {
       uint64_t id;
       std::memcpy(&id, b.data() + pos + 8, sizeof id);
-      if (id == perf::kFeatCompressed) {
+      if (id == format::kFeatCompressed) {
         s.has_feature = true;
         std::memcpy(&s.feature, b.data() + pos + 16, sizeof s.feature);
       }
     }
-    if (h.type == perf::kCompressed) {
+    if (h.type == format::kCompressed) {
       ZSTD_inBuffer in{b.data() + pos + 8, h.size - 8u, 0};
       size_t got = 0;
       while (in.pos < in.size) {
@@ -112,14 +112,14 @@ TEST_F(RecordCompress, PerfAndSondeReadEverySampleAndTheStreamIsPerfsShape) {
   EXPECT_EQ(raw.tail, 0u);
   // Samples travel only inside COMPRESSED records; the preamble stays plain
   // and FINISHED_ROUND stays inline, as perf -z writes them.
-  EXPECT_GT(count(raw.types, perf::kCompressed), 0u);
-  EXPECT_EQ(count(raw.types, perf::kSample), 0u);
-  EXPECT_EQ(count(raw.types, perf::kHeaderAttr), 1u);
-  EXPECT_GT(count(raw.types, perf::kFinishedRound), 0u);
-  auto first_packed = std::find(raw.types.begin(), raw.types.end(), perf::kCompressed);
-  EXPECT_LT(std::find(raw.types.begin(), raw.types.end(), perf::kFinishedInit), first_packed);
+  EXPECT_GT(count(raw.types, format::kCompressed), 0u);
+  EXPECT_EQ(count(raw.types, format::kSample), 0u);
+  EXPECT_EQ(count(raw.types, format::kHeaderAttr), 1u);
+  EXPECT_GT(count(raw.types, format::kFinishedRound), 0u);
+  auto first_packed = std::find(raw.types.begin(), raw.types.end(), format::kCompressed);
+  EXPECT_LT(std::find(raw.types.begin(), raw.types.end(), format::kFinishedInit), first_packed);
   ASSERT_TRUE(raw.has_feature);
-  EXPECT_EQ(raw.feature.type, perf::kCompressionZstd);
+  EXPECT_EQ(raw.feature.type, format::kCompressionZstd);
   EXPECT_EQ(raw.feature.level, 1u);
   // perf sizes its buffer for one COMPRESSED record by mmap_len, and stops
   // at one that expands to nothing.
@@ -130,10 +130,10 @@ TEST_F(RecordCompress, PerfAndSondeReadEverySampleAndTheStreamIsPerfsShape) {
   // The expanded payloads are whole records.
   size_t pos = 0, samples = 0;
   while (pos + 8 <= raw.plain.size()) {
-    perf::RecordHeader h;
+    format::RecordHeader h;
     std::memcpy(&h, raw.plain.data() + pos, sizeof h);
     ASSERT_GE(h.size, 8u);
-    samples += h.type == perf::kSample;
+    samples += h.type == format::kSample;
     pos += h.size;
   }
   EXPECT_EQ(pos, raw.plain.size());
@@ -153,10 +153,10 @@ TEST_F(RecordCompress, PerfAndSondeReadEverySampleAndTheStreamIsPerfsShape) {
   size_t packed_in_file = 0;
   {
     auto b = file_bytes(data_);
-    for (size_t p = sizeof(perf::PipeHeader); p + 8 <= b.size();) {
-      perf::RecordHeader h;
+    for (size_t p = sizeof(format::PipeHeader); p + 8 <= b.size();) {
+      format::RecordHeader h;
       std::memcpy(&h, b.data() + p, sizeof h);
-      if (h.type == perf::kCompressed) packed_in_file += h.size;
+      if (h.type == format::kCompressed) packed_in_file += h.size;
       p += h.size;
     }
   }
@@ -190,7 +190,7 @@ TEST_F(RecordCompress, KillNineLeavesEveryCompleteRecordReadable) {
   EXPECT_EQ(wait_for(rec), 128 + SIGKILL);
   auto raw = parse_raw(file_bytes(data_));
   EXPECT_EQ(raw.error, "");
-  EXPECT_GT(count(raw.types, perf::kCompressed), 0u);  // passes are compressed and flushed as they go
+  EXPECT_GT(count(raw.types, format::kCompressed), 0u);  // passes are compressed and flushed as they go
   auto f = read_recording(data_);
   ASSERT_TRUE(f.opened) << f.open_error;
   EXPECT_EQ(f.reader_error, "");

@@ -71,20 +71,20 @@ TEST_F(RecordStream, WritesPerfsOrderAndOnlyKnownRecordTypes) {
   auto f = read_recording(data_);
   ASSERT_GE(f.types.size(), 6u);
   // attrs, then features ending with the end marker, then everything else.
-  EXPECT_EQ(f.types[0], sonde::perf::kHeaderAttr);
-  EXPECT_EQ(f.types[1], sonde::perf::kHeaderAttr);
-  EXPECT_EQ(f.types[2], sonde::perf::kHeaderFeature);
+  EXPECT_EQ(f.types[0], sonde::format::kHeaderAttr);
+  EXPECT_EQ(f.types[1], sonde::format::kHeaderAttr);
+  EXPECT_EQ(f.types[2], sonde::format::kHeaderFeature);
   size_t init = 0, first_sample = 0;
   for (size_t i = 0; i < f.types.size(); ++i) {
     uint32_t t = f.types[i];
     EXPECT_TRUE((t >= 1 && t <= 21) || (t >= 64 && t <= 82)) << "type " << t << " at " << i;
-    if (t == sonde::perf::kFinishedInit) init = i;
-    if (t == sonde::perf::kSample && !first_sample) first_sample = i;
-    if (i > 2 && t == sonde::perf::kHeaderAttr) ADD_FAILURE() << "attr after the features";
+    if (t == sonde::format::kFinishedInit) init = i;
+    if (t == sonde::format::kSample && !first_sample) first_sample = i;
+    if (i > 2 && t == sonde::format::kHeaderAttr) ADD_FAILURE() << "attr after the features";
   }
   EXPECT_GT(init, 0u);
   EXPECT_GT(first_sample, init);
-  EXPECT_EQ(f.types.back(), sonde::perf::kFinishedRound);
+  EXPECT_EQ(f.types.back(), sonde::format::kFinishedRound);
   // Both events named, one sample_id layout with IDENTIFIER, tracking bits on the first only.
   ASSERT_EQ(f.event_names.size(), 2u);
   EXPECT_EQ(f.event_names[0], "cpu-clock");
@@ -111,10 +111,10 @@ TEST_F(RecordStream, UserModifierKeepsOnlyUserSamples) {
   ASSERT_GT(f.samples.size(), 100u);
   ASSERT_EQ(f.event_names.size(), 1u);
   EXPECT_EQ(f.event_names[0], "cpu-clock:u");
-  for (const auto& s : f.samples) EXPECT_EQ(s.cpumode, sonde::perf::kMiscUser);
+  for (const auto& s : f.samples) EXPECT_EQ(s.cpumode, sonde::format::kMiscUser);
   auto k = run({sonde_bin(), "record", "-q", "-e", "cpu-clock:k", "-o", data_, "--", fixture_, "0.2"});
   ASSERT_EQ(k.exit_code, 0) << k.err;
-  for (const auto& s : read_recording(data_).samples) EXPECT_EQ(s.cpumode, sonde::perf::kMiscKernel);
+  for (const auto& s : read_recording(data_).samples) EXPECT_EQ(s.cpumode, sonde::format::kMiscKernel);
 }
 
 void check_build_ids(const std::string& data, const std::string& fixture) {
@@ -163,7 +163,7 @@ TEST_F(RecordStream, BuildIdsMatchReadelfInKernelMode) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto f = read_recording(data_);
   ASSERT_FALSE(f.attr_flags.empty());
-  EXPECT_TRUE(f.attr_flags[0] & sonde::perf::kAttrFlagBuildId);
+  EXPECT_TRUE(f.attr_flags[0] & sonde::format::kAttrFlagBuildId);
   check_build_ids(data_, fixture_);
 }
 
@@ -172,7 +172,7 @@ TEST_F(RecordStream, BuildIdsMatchReadelfInRecorderMode) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto f = read_recording(data_);
   ASSERT_FALSE(f.attr_flags.empty());
-  EXPECT_FALSE(f.attr_flags[0] & sonde::perf::kAttrFlagBuildId);
+  EXPECT_FALSE(f.attr_flags[0] & sonde::format::kAttrFlagBuildId);
   check_build_ids(data_, fixture_);
   // perf resolves symbols through the recorder's build-ids too.
   auto sym = run({"perf", "script", "-i", data_, "-F", "ip,sym"});

@@ -18,19 +18,19 @@ size_t RecordingFacts::samples_of_pid(uint32_t pid) const {
 
 RecordingFacts read_recording(const std::string& path) {
   RecordingFacts f;
-  std::unique_ptr<perf::RecordReader> reader;
+  std::unique_ptr<format::RecordReader> reader;
   try {
-    reader = perf::open_recording(path);
+    reader = format::open_recording(path);
   } catch (const Error& e) {
     f.open_error = e.what();
     return f;
   }
   f.opened = true;
-  perf::Session session;
-  perf::RecordView rec;
+  format::Session session;
+  format::RecordView rec;
   while (reader->next(rec)) {
     f.types.push_back(rec.header.type);
-    if (rec.header.type == perf::kHeaderAttr) {
+    if (rec.header.type == format::kHeaderAttr) {
       perf_event_attr a{};
       std::memcpy(&a, rec.bytes.data() + 8, std::min(sizeof a, rec.bytes.size() - 8));
       uint64_t flags = 0;
@@ -40,8 +40,8 @@ RecordingFacts read_recording(const std::string& path) {
     }
     if (session.observe(rec)) continue;
     switch (rec.header.type) {
-      case perf::kSample: {
-        perf::Sample s;
+      case format::kSample: {
+        format::Sample s;
         std::string why;
         if (!session.decode_sample(rec, s, &why)) {
           if (f.bad_samples++ == 0) f.first_bad = why;
@@ -59,8 +59,8 @@ RecordingFacts read_recording(const std::string& path) {
         f.samples.push_back(sf);
         break;
       }
-      case perf::kMmap2: {
-        perf::Mmap2Fixed m;
+      case format::kMmap2: {
+        format::Mmap2Fixed m;
         if (rec.bytes.size() < sizeof m) break;
         std::memcpy(&m, rec.bytes.data(), sizeof m);
         MappingFact mf;
@@ -69,13 +69,13 @@ RecordingFacts read_recording(const std::string& path) {
         mf.prot = m.prot;
         const char* name = reinterpret_cast<const char*>(rec.bytes.data() + sizeof m);
         mf.filename.assign(name, strnlen(name, rec.bytes.size() - sizeof m));
-        if (m.header.misc & perf::kMiscMmapBuildId)
+        if (m.header.misc & format::kMiscMmapBuildId)
           mf.build_id = BuildId::from_bytes({m.bid.build_id, std::min<size_t>(m.bid.build_id_size, 20)}).hex();
         f.mmap2.push_back(mf);
         break;
       }
-      case perf::kLost: {
-        perf::Lost l;
+      case format::kLost: {
+        format::Lost l;
         std::memcpy(&l, rec.bytes.data(), sizeof l);
         f.lost += l.lost;
         break;

@@ -1,5 +1,5 @@
 // Reads a recording back for the recorder's tests: every record through
-// perf::open_recording + Session, with the facts the tests check.
+// format::open_recording + Session, with the facts the tests check.
 #pragma once
 
 #include <cstdint>

@@ -11,7 +11,7 @@
 
 using namespace sonde::test;
 using namespace sonde::uapi;  // perf_event_attr, PERF_*
-namespace perf = sonde::perf;
+namespace format = sonde::format;
 
 namespace {
 
@@ -49,13 +49,13 @@ TEST(SdtReport, EachProbeIsWeighedByItsHits) {
   std::string bytes((std::istreambuf_iterator<char>(in)), {});
   uint64_t sample_type = 0;
   size_t zeroed = 0;
-  for (size_t pos = sizeof(perf::PipeHeader); pos + 8 <= bytes.size();) {
-    perf::RecordHeader h;
+  for (size_t pos = sizeof(format::PipeHeader); pos + 8 <= bytes.size();) {
+    format::RecordHeader h;
     std::memcpy(&h, bytes.data() + pos, sizeof h);
     ASSERT_GE(h.size, 8u);
-    if (h.type == perf::kHeaderAttr) std::memcpy(&sample_type, bytes.data() + pos + 8 + 24, 8);
-    if (h.type == perf::kSample) {
-      int at = perf::sample_field_offset(sample_type, PERF_SAMPLE_PERIOD);
+    if (h.type == format::kHeaderAttr) std::memcpy(&sample_type, bytes.data() + pos + 8 + 24, 8);
+    if (h.type == format::kSample) {
+      int at = format::sample_field_offset(sample_type, PERF_SAMPLE_PERIOD);
       ASSERT_GE(at, 0);
       std::memset(bytes.data() + pos + 8 + at, 0, 8);
       ++zeroed;

@@ -11,9 +11,9 @@ namespace sonde::test {
 namespace {
 
 // A HEADER_ATTR larger than perf_event_attr: the whole struct, the tail, the id.
-void write_long_attr(perf::StreamWriter& w, perf_event_attr a, const AttrLayout& layout, uint64_t id) {
+void write_long_attr(format::StreamWriter& w, perf_event_attr a, const AttrLayout& layout, uint64_t id) {
   a.size = layout.size;
-  perf::RecordBuilder b(perf::kHeaderAttr, 0);
+  format::RecordBuilder b(format::kHeaderAttr, 0);
   b.put(a);
   std::vector<uint8_t> tail = layout.tail;
   tail.resize(layout.size - sizeof a);
@@ -28,7 +28,7 @@ void write_long_attr(perf::StreamWriter& w, perf_event_attr a, const AttrLayout&
 SyntheticStream::SyntheticStream(const std::string& path, uint64_t sample_type, const AttrLayout& layout) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw_runtime("cannot create {}: {}", path, errno_text(errno));
-  writer_ = std::make_unique<perf::StreamWriter>(fd);
+  writer_ = std::make_unique<format::StreamWriter>(fd);
   writer_->write_pipe_header();
   perf_event_attr a{};
   a.type = PERF_TYPE_SOFTWARE;

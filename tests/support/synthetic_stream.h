@@ -27,12 +27,12 @@ class SyntheticStream {
 
   // Creates `path`; a failure is a thrown sonde::Error.
   SyntheticStream(const std::string& path, uint64_t sample_type, const AttrLayout& layout = {});
-  perf::StreamWriter& writer() { return *writer_; }
+  format::StreamWriter& writer() { return *writer_; }
   // Flushes and closes the file (also done by the destructor).
   void close() { writer_.reset(); }
 
  private:
-  std::unique_ptr<perf::StreamWriter> writer_;
+  std::unique_ptr<format::StreamWriter> writer_;
 };
 
 }  // namespace sonde::test

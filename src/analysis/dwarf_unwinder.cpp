@@ -1,0 +1,251 @@
+#include "analysis/dwarf_unwinder.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+
+#include <sys/mman.h>
+
+#include <cstring>
+#include <optional>
+
+#include "cache/buildid_cache.h"
+#include "elf/vdso.h"
+#include "format/perf_abi.h"
+#include "format/user_regs.h"
+#include "symbol/object_locator.h"
+#include "util/fd.h"
+
+namespace sonde::analysis {
+
+namespace {
+
+using format::kContextUser;  // perf's PERF_CONTEXT_USER marker in a call chain
+constexpr uint64_t kRegsAbi64 = 2;  // PERF_SAMPLE_REGS_ABI_64
+// Deep enough for any real stack; bounds a corrupt one.
+constexpr size_t kMaxFrames = 512;
+// libdwfl sessions kept at once (one per process; dropped at exit or exec).
+constexpr size_t kMaxSessions = 256;
+
+// x86-64 DWARF register numbers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp,
+// rsp, r8..r15, rip) as perf_event_x86_regs.
+constexpr int kDwarfToPerf[17] = {PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86_CX,  PERF_REG_X86_BX,
+                                  PERF_REG_X86_SI, PERF_REG_X86_DI, PERF_REG_X86_BP,  PERF_REG_X86_SP,
+                                  PERF_REG_X86_R8, PERF_REG_X86_R9, PERF_REG_X86_R10, PERF_REG_X86_R11,
+                                  PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14, PERF_REG_X86_R15,
+                                  PERF_REG_X86_IP};
+
+// Objects come from the files sonde found and verified: libdwfl is never
+// asked to look for one itself, nor for separate debug files (its standard
+// search would also ask debuginfod servers, on the reading path of every
+// report; x86-64 code carries its CFI in .eh_frame).
+int no_elf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
+int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word, char**) {
+  return -1;
+}
+
+}  // namespace
+
+struct DwarfUnwinder::Impl {
+  struct Process {
+    Dwfl* dwfl = nullptr;
+    bool attached = false;
+    ~Process() {
+      if (dwfl) dwfl_end(dwfl);
+    }
+  };
+
+  std::string cache_root;
+  std::optional<BuildIdCache> cache;
+  NoteList locator_notes;  // not printed: note() sums up what was not unwound
+  std::optional<ObjectLocator> locator;
+  std::unordered_map<uint32_t, std::unique_ptr<Process>> processes;
+  std::unordered_map<uint32_t, std::string> binaries;  // by Mapping::index; "" = none usable
+  std::unordered_map<BuildId, std::string, BuildIdHash> by_build_id;
+  UniqueFd vdso_fd;                                     // running_vdso_file()
+  Dwfl_Callbacks callbacks{};
+  Dwfl_Thread_Callbacks thread_callbacks{};
+
+  // The sample being unwound, for the callbacks.
+  uint32_t pid = 0;
+  pid_t tid = 0;
+  const AddressSpace* space = nullptr;
+  Process* process = nullptr;
+  Dwarf_Word regs[17] = {};
+  uint64_t sp = 0;
+  std::span<const uint8_t> stack;
+  std::vector<uint64_t> pcs;
+  std::vector<uint64_t> chain;
+
+  explicit Impl(std::string root) : cache_root(std::move(root)) {
+    callbacks.find_elf = no_elf;
+    callbacks.find_debuginfo = no_debuginfo;
+    thread_callbacks.next_thread = next_thread;
+    thread_callbacks.get_thread = get_thread;
+    thread_callbacks.memory_read = memory_read;
+    thread_callbacks.set_initial_registers = set_initial_registers;
+    pcs.reserve(kMaxFrames);
+    chain.reserve(kMaxFrames + 256);
+  }
+
+  // The ELF file to read `m`'s CFI from: the cache's copy of its build-id,
+  // else the mapped path if its build-id matches. Looked up once per mapping.
+  const std::string& binary_for(const Mapping& m) {
+    auto it = binaries.find(m.index);
+    if (it != binaries.end()) return it->second;
+    // Every process maps libc: with a build-id, one lookup serves them all.
+    if (!m.build_id.empty()) {
+      auto same = by_build_id.find(m.build_id);
+      if (same != by_build_id.end()) return binaries.emplace(m.index, same->second).first->second;
+    }
+    std::string found = find_binary(m);
+    if (!m.build_id.empty()) by_build_id.emplace(m.build_id, found);
+    return binaries.emplace(m.index, std::move(found)).first->second;
+  }
+
+  // Found by the symbolizer's rules (symbol/object_locator.h): only the
+  // object's own file, whose .eh_frame libdwfl reads; no debug files.
+  std::string find_binary(const Mapping& m) {
+    if (!locator) {
+      cache.emplace(cache_root.empty() ? BuildIdCache::default_root() : cache_root);
+      locator.emplace(LocatorOptions{}, &*cache, locator_notes);
+    }
+    LocatedObject found = locator->find_binary(m.build_id, std::string(m.path), static_cast<pid_t>(m.pid));
+    if (!found.binary) return "";
+    // The running kernel's vdso is an image in memory (fd -1).
+    return found.binary->fd() >= 0 ? found.binary->path() : running_vdso_file();
+  }
+
+  // The running kernel's vdso (the locator checked its build-id) as a file
+  // libdwfl can open: a memfd holding a copy of this process's image.
+  std::string running_vdso_file() {
+    if (!vdso_fd) {
+      auto image = own_vdso();
+      vdso_fd.reset(::memfd_create("sonde-vdso", MFD_CLOEXEC));
+      if (!vdso_fd || image.empty() || !write_all(vdso_fd.get(), image.data(), image.size())) {
+        vdso_fd.reset();
+        return "";
+      }
+    }
+    return "/proc/self/fd/" + std::to_string(vdso_fd.get());
+  }
+
+  // Makes sure libdwfl knows the object holding `pc` (perf's report_module).
+  bool report_module(uint64_t pc) {
+    const Mapping* m = space->find(pid, pc, false);
+    if (!m || !m->executable()) return false;
+    const uint64_t base = m->start - m->pgoff;
+    if (Dwfl_Module* mod = dwfl_addrmodule(process->dwfl, pc)) {
+      Dwarf_Addr start = 0;
+      dwfl_module_info(mod, nullptr, &start, nullptr, nullptr, nullptr, nullptr, nullptr);
+      if (start == base) return true;
+    }
+    const std::string& file = binary_for(*m);
+    if (file.empty()) return false;
+    Dwfl_Module* mod = dwfl_report_elf(process->dwfl, file.c_str(), file.c_str(), -1, base, false);
+    return mod && dwfl_addrmodule(process->dwfl, pc) == mod;
+  }
+
+  static pid_t next_thread(Dwfl*, void* arg, void** thread_arg) {
+    if (*thread_arg) return 0;
+    *thread_arg = arg;
+    return static_cast<Impl*>(arg)->tid;
+  }
+  static bool get_thread(Dwfl*, pid_t, void* arg, void** thread_arg) {
+    *thread_arg = arg;
+    return true;
+  }
+  // Only the stack copied into the sample is readable: anything else would
+  // be the process's memory at another time.
+  static bool memory_read(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
+    auto* u = static_cast<Impl*>(arg);
+    if (addr < u->sp || u->stack.size() < sizeof(Dwarf_Word) || addr - u->sp > u->stack.size() - sizeof(Dwarf_Word))
+      return false;
+    std::memcpy(result, u->stack.data() + (addr - u->sp), sizeof(Dwarf_Word));
+    return true;
+  }
+  static bool set_initial_registers(Dwfl_Thread* thread, void* arg) {
+    auto* u = static_cast<Impl*>(arg);
+    if (!dwfl_thread_state_registers(thread, 0, 17, u->regs)) return false;
+    dwfl_thread_state_register_pc(thread, u->regs[16]);
+    return true;
+  }
+  static int on_frame(Dwfl_Frame* state, void* arg) {
+    auto* u = static_cast<Impl*>(arg);
+    Dwarf_Addr pc = 0;
+    bool activation = false;
+    if (!dwfl_frame_pc(state, &pc, nullptr)) return DWARF_CB_ABORT;
+    // Before asking whether it is an activation: that reads the CFI.
+    u->report_module(pc);
+    if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
+    if (!activation) --pc;
+    u->pcs.push_back(pc);
+    return u->pcs.size() >= kMaxFrames ? DWARF_CB_ABORT : DWARF_CB_OK;
+  }
+};
+
+DwarfUnwinder::DwarfUnwinder(std::string cache_root) : impl_(std::make_unique<Impl>(std::move(cache_root))) {}
+DwarfUnwinder::~DwarfUnwinder() = default;
+
+bool DwarfUnwinder::unwind(format::Sample& s, uint64_t regs_mask, const AddressSpace& space) {
+  if (s.regs_abi != kRegsAbi64 || s.regs_user.empty()) return false;  // no user state (kernel thread), or 32-bit
+  Impl& u = *impl_;
+  for (int i = 0; i < 17; ++i) {
+    auto v = format::user_reg(s.regs_user, regs_mask, kDwarfToPerf[i]);
+    if (!v) return false;
+    u.regs[i] = *v;
+  }
+  ++stats_.samples;
+  u.pid = s.pid;
+  u.tid = static_cast<pid_t>(s.tid);
+  u.space = &space;
+  u.sp = u.regs[7];
+  u.stack = s.stack_user;
+  u.pcs.clear();
+
+  auto found = u.processes.find(s.pid);
+  if (found == u.processes.end()) {
+    // Each session keeps its objects' files open: a system-wide recording
+    // of many processes that never saw their EXIT must not run out of fds.
+    if (u.processes.size() >= kMaxSessions) u.processes.erase(u.processes.begin());
+    found = u.processes.emplace(s.pid, std::make_unique<Impl::Process>()).first;
+    found->second->dwfl = dwfl_begin(&u.callbacks);
+  }
+  auto& slot = found->second;
+  u.process = slot.get();
+  if (u.process->dwfl && !u.stack.empty() && u.report_module(u.regs[16])) {
+    // A libdwfl session is bound to its callbacks once, with the first
+    // object known (it tells libdwfl the machine).
+    if (!u.process->attached)
+      u.process->attached = dwfl_attach_state(u.process->dwfl, nullptr, static_cast<pid_t>(s.pid),
+                                              &u.thread_callbacks, &u);
+    if (u.process->attached) dwfl_getthread_frames(u.process->dwfl, u.tid, Impl::on_frame, &u);
+  }
+  if (u.pcs.empty()) u.pcs.push_back(u.regs[16]);  // at least where the thread was
+  stats_.unwound += u.pcs.size() > 1;
+  stats_.frames += u.pcs.size();
+
+  // The kernel's part as recorded (it stops before user space with
+  // exclude_callchain_user), then the unwound user part.
+  u.chain.clear();
+  for (size_t i = 0; i < s.callchain_size(); ++i) {
+    uint64_t a = s.callchain_at(i);
+    if (a == kContextUser) break;
+    u.chain.push_back(a);
+  }
+  u.chain.push_back(kContextUser);
+  u.chain.insert(u.chain.end(), u.pcs.begin(), u.pcs.end());
+  s.callchain = {reinterpret_cast<const uint8_t*>(u.chain.data()), u.chain.size() * sizeof(uint64_t)};
+  return true;
+}
+
+void DwarfUnwinder::forget(uint32_t pid) { impl_->processes.erase(pid); }
+
+std::string DwarfUnwinder::note() const {
+  const uint64_t stuck = stats_.samples - stats_.unwound;
+  if (stuck == 0) return "";
+  return std::to_string(stuck) + " of " + std::to_string(stats_.samples) +
+         " samples with a user stack were not unwound past the sampled function (its object was not found by "
+         "build-id, or has no CFI there)";
+}
+
+}  // namespace sonde::analysis

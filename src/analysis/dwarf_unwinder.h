@@ -1,0 +1,61 @@
+// Unwinds the user part of `--call-graph dwarf` samples (PERF_SAMPLE_REGS_USER
+// + PERF_SAMPLE_STACK_USER) with the objects' DWARF CFI, as perf's
+// unwind-libdw does: libdwfl walks the frames, reading the stack from the
+// sample's copy and the CFI (.eh_frame) from the mapped objects. The sample's call chain is then the kernel part
+// it came with, PERF_CONTEXT_USER, and the unwound addresses, leaf first
+// (return addresses minus one, as perf stores them), so every consumer of
+// call chains works unchanged.
+//
+// Objects are found by build-id like everywhere else, through
+// symbol/object_locator.h: the build-id cache, then the mapped path (through
+// /proc/PID/root), used only when the build-id matches; [vdso] from the
+// cache's copy or the running kernel's. One libdwfl session per process keeps the objects' CFI across its
+// samples. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "format/sample.h"
+#include "analysis/address_space.h"
+
+namespace sonde::analysis {
+
+struct UnwindStats {
+  uint64_t samples = 0;       // samples with registers and stack
+  uint64_t unwound = 0;       // ... that gave at least one caller
+  uint64_t frames = 0;        // user frames produced, leaf included
+};
+
+class DwarfUnwinder {
+ public:
+  // `cache_root`: the build-id cache ("" = BuildIdCache::default_root()).
+  explicit DwarfUnwinder(std::string cache_root = "");
+  ~DwarfUnwinder();
+  DwarfUnwinder(const DwarfUnwinder&) = delete;
+  DwarfUnwinder& operator=(const DwarfUnwinder&) = delete;
+
+  // True when `s` (of an event recorded with `regs_mask`) has what
+  // unwinding needs; then s.callchain is replaced by a chain in this
+  // object's storage, valid until the next call.
+  bool unwind(format::Sample& s, uint64_t regs_mask, const AddressSpace& space);
+
+  // The process exec'ed or ended: its objects are not those any more.
+  void forget(uint32_t pid);
+
+  const UnwindStats& stats() const { return stats_; }
+  // One line for the user when samples could not be unwound past the
+  // sampled function (their object not found, or without CFI), else "".
+  std::string note() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  UnwindStats stats_;
+};
+
+}  // namespace sonde::analysis

@@ -1,0 +1,392 @@
+#include "analysis/profile_builder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "format/features.h"
+#include "analysis/frames.h"
+#include "analysis/recording_walker.h"
+#include "analysis/resolver_thread.h"
+#include "analysis/symbol_resolver.h"
+#include "util/flat_index.h"
+
+namespace sonde::analysis {
+
+using namespace sonde::format;
+
+bool ProfileFilter::accepts_event(std::string_view name) const {
+  if (events.empty()) return true;
+  return std::find(events.begin(), events.end(), name) != events.end();
+}
+
+namespace {
+
+std::string event_unit(const perf_event_attr& a) {
+  if (a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK))
+    return "nanoseconds";
+  return "events";
+}
+
+class Builder {
+ public:
+  Builder(Symbolizer& sym, const ProfileOptions& opts) : resolver_(sym), resolving_(resolver_), opts_(opts) {}
+
+  void on_sample(const Sample& s, const AddressSpace& space) {
+    const auto& f = opts_.filter;
+    if (!event_ok(*s.event)) return;
+    if (!f.pids.empty() && std::find(f.pids.begin(), f.pids.end(), s.pid) == f.pids.end()) return;
+    if (!f.tids.empty() && std::find(f.tids.begin(), f.tids.end(), s.tid) == f.tids.end()) return;
+    if (s.time && (s.time < f.time_start || s.time > f.time_end)) return;
+    std::string_view comm = space.comm(s.pid, s.tid);
+    if (!f.comms.empty() && std::find(f.comms.begin(), f.comms.end(), comm) == f.comms.end()) return;
+
+    uint32_t node = UINT32_MAX;
+    if (opts_.callchains && opts_.max_stack == 0 && s.callchain_size() > 0) {
+      node = stack_node(s, space);
+    } else {
+      if (opts_.callchains) {
+        sample_frames(s, space, frames_, opts_.max_stack);
+      } else {
+        Sample leaf = s;
+        leaf.callchain = {};
+        sample_frames(leaf, space, frames_, 1);
+      }
+      // Root to leaf through the prefix tree.
+      for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) node = child(node, location(*it, s.pid));
+    }
+
+    uint32_t ev = event_index(*s.event);
+    auto& pe = profile_.events[ev];
+    pe.samples += 1;
+    pe.period += s.period;
+    StringId comm_id = comm_id_for(comm);
+    SampleKey key{ev, s.pid, s.tid, opts_.split_by_cpu ? s.cpu : 0, comm_id, node};
+    uint32_t index = sample_at_node(key);
+    if (index == UINT32_MAX) {
+      auto [found, fresh] = sample_index_.find_or_insert(key, static_cast<uint32_t>(profile_.samples.size()));
+      if (fresh) {
+        ProfileSample ps;
+        ps.event = ev, ps.pid = s.pid, ps.tid = s.tid, ps.cpu = s.cpu, ps.comm = comm_id, ps.stack = node;
+        ps.first_time = s.time;
+        profile_.samples.push_back(ps);
+      }
+      index = found;
+      if (node != UINT32_MAX) {
+        if (node >= node_sample_.size()) node_sample_.resize(profile_.nodes.size(), UINT32_MAX);
+        node_sample_[node] = index;
+      }
+    }
+    auto& ps = profile_.samples[index];
+    ps.count += 1;
+    ps.period += s.period;
+  }
+
+  // The stack-tree node of a sample's call chain. Consecutive samples of a
+  // thread mostly share their callers and differ near the leaf, so the chain
+  // is walked from the root and the part equal to the previous sample's
+  // (same process, address space unchanged) is not looked up again.
+  uint32_t stack_node(const Sample& s, const AddressSpace& space) {
+    const size_t n = s.callchain_size();
+    // Contexts first, leaf to root: a marker sets the context of the
+    // entries after it (toward the root).
+    raw_.resize(n);
+    node_.resize(n);
+    kernel_.resize(n);
+    bool kernel = s.cpumode() == kMiscKernel;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t a = s.callchain_at(i);
+      if (a >= kContextMax) kernel = a == kContextKernel || a == kContextGuestKernel;
+      raw_[i] = a;
+      kernel_[i] = kernel;
+    }
+    // How many outermost entries equal the previous sample's of this thread
+    // (threads interleave in time order, so one cache per thread).
+    ChainCache& prev = chain_cache_[s.tid];
+    const size_t pn = prev.raw.size();
+    size_t common = 0;
+    if (s.pid == prev.pid && space.generation() == prev.generation) {
+      while (common < n && common < pn && raw_[n - 1 - common] == prev.raw[pn - 1 - common] &&
+             kernel_[n - 1 - common] == prev.kernel[pn - 1 - common])
+        ++common;
+    }
+    for (size_t k = 0; k < common; ++k) node_[n - 1 - k] = prev.node[pn - 1 - k];
+    uint32_t node = common ? prev.node[pn - common] : UINT32_MAX;
+    for (size_t k = common; k < n; ++k) {
+      const size_t i = n - 1 - k;
+      const uint64_t a = raw_[i];
+      if (a < kContextMax) {
+        Frame f;
+        f.addr = a;
+        f.kernel = kernel_[i] != 0;
+        f.map = space.find(s.pid, a, f.kernel);
+        if (f.map) f.file_offset = f.map->file_offset(a);
+        node = child(node, location(f, s.pid));
+      }
+      node_[i] = node;
+    }
+    raw_.swap(prev.raw);
+    node_.swap(prev.node);
+    kernel_.swap(prev.kernel);
+    prev.pid = s.pid;
+    prev.generation = space.generation();
+    if (node == UINT32_MAX) {
+      // A chain of markers only: the sampled ip is the one frame.
+      Sample leaf = s;
+      leaf.callchain = {};
+      sample_frames(leaf, space, frames_, 1);
+      for (const auto& f : frames_) node = child(node, location(f, s.pid));
+      prev.pid = UINT32_MAX;
+    }
+    return node;
+  }
+
+  // Names every location once the walk is over: the symbols were looked up
+  // on the resolver thread meanwhile (in location order).
+  void finish() {
+    const std::vector<ResolvedSymbol>& symbols = resolving_.finish();
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      const auto& [f, pid] = pending_[i];
+      ProfileLocation& loc = profile_.locations[i];
+      const ResolvedSymbol& r = symbols[i];
+      loc.function = function(r, f, loc.mapping);
+      loc.symbol_offset = r.offset;
+      if ((opts_.inline_frames || opts_.srclines) && r.resolved()) add_lines(loc, f, pid);
+    }
+    pending_.clear();
+    // An event whose samples all carry period 0 (bpf-output: SDT probe hits
+    // in recordings older than the recorder's fix, or perf's own) counts
+    // its samples instead: else every row would be 0%.
+    for (size_t ev = 0; ev < profile_.events.size(); ++ev) {
+      auto& pe = profile_.events[ev];
+      if (pe.period != 0 || pe.samples == 0) continue;
+      pe.period = pe.samples;
+      for (auto& ps : profile_.samples)
+        if (ps.event == ev) ps.period = ps.count;
+    }
+  }
+
+  Profile take() { return std::move(profile_); }
+  Profile& profile() { return profile_; }
+
+ private:
+  struct SampleKey {
+    uint32_t event, pid, tid, cpu, comm, node;
+    bool operator==(const SampleKey&) const = default;
+  };
+  struct SampleKeyHash {
+    size_t operator()(const SampleKey& k) const {
+      uint64_t h = k.node;
+      for (uint32_t v : {k.event, k.pid, k.tid, k.cpu, k.comm}) h = (h ^ v) * 0x100000001b3ULL;
+      return static_cast<size_t>(mix64(h));
+    }
+  };
+  struct LocKey {
+    uint32_t map;
+    uint64_t where;
+    bool operator==(const LocKey&) const = default;
+  };
+  struct LocKeyHash {
+    size_t operator()(const LocKey& k) const { return static_cast<size_t>(mix64(k.where ^ (uint64_t(k.map) << 44))); }
+  };
+
+  // The aggregate last used at this stack node, if it has this key: a node
+  // mostly belongs to one thread, so this array check spares the hash
+  // lookup for nearly every sample. UINT32_MAX when it does not match.
+  uint32_t sample_at_node(const SampleKey& k) const {
+    if (k.node >= node_sample_.size()) return UINT32_MAX;
+    uint32_t i = node_sample_[k.node];
+    if (i == UINT32_MAX) return UINT32_MAX;
+    const ProfileSample& ps = profile_.samples[i];
+    const bool same = ps.event == k.event && ps.pid == k.pid && ps.tid == k.tid && ps.comm == k.comm &&
+                      (!opts_.split_by_cpu || ps.cpu == k.cpu);
+    return same ? i : UINT32_MAX;
+  }
+
+  bool event_ok(const EventInfo& e) {
+    if (e.index >= event_ok_.size()) event_ok_.resize(e.index + 1, -1);
+    int8_t& v = event_ok_[e.index];
+    if (v < 0) v = opts_.filter.accepts_event(e.name) ? 1 : 0;
+    return v == 1;
+  }
+
+  uint32_t event_index(const EventInfo& e) {
+    if (e.index >= event_map_.size()) event_map_.resize(e.index + 1, UINT32_MAX);
+    uint32_t& v = event_map_[e.index];
+    if (v == UINT32_MAX) {
+      v = static_cast<uint32_t>(profile_.events.size());
+      profile_.events.push_back({e.name, event_unit(e.attr), 0, 0});
+    }
+    return v;
+  }
+
+  StringId comm_id_for(std::string_view comm) {
+    if (comm.data() == last_comm_.data() && comm.size() == last_comm_.size()) return last_comm_id_;
+    last_comm_ = comm;
+    last_comm_id_ = profile_.intern(comm);
+    return last_comm_id_;
+  }
+
+  uint32_t mapping(const Mapping* m) {
+    if (m->index >= mapping_map_.size()) mapping_map_.resize(m->index + 1, UINT32_MAX);
+    uint32_t& v = mapping_map_[m->index];
+    if (v == UINT32_MAX) {
+      ProfileMapping pm;
+      pm.start = m->start, pm.end = m->end, pm.pgoff = m->pgoff;
+      pm.path = profile_.intern(m->path);
+      pm.build_id = m->build_id.empty() ? 0 : profile_.intern(m->build_id.hex());
+      pm.kernel = m->kernel;
+      v = static_cast<uint32_t>(profile_.mappings.size());
+      profile_.mappings.push_back(pm);
+    }
+    return v;
+  }
+
+  uint32_t function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
+    // Resolved symbols are one function per (object, symbol address);
+    // unresolved addresses each get a placeholder named after the address.
+    std::string key = r.resolved() ? fmt::format("{}\x1f{:x}\x1f{}", r.dso, r.symbol_addr, r.name)
+                                   : fmt::format("{}\x1f?{:x}", f.map ? f.map->path : "", f.map ? f.file_offset : f.addr);
+    auto it = function_index_.find(key);
+    if (it != function_index_.end()) return it->second;
+    ProfileFunction fn;
+    fn.mapping = pm;
+    fn.resolved = r.resolved();
+    if (r.resolved()) {
+      fn.name = profile_.intern(r.name);
+      fn.raw_name = profile_.intern(r.raw_name.empty() ? r.name : r.raw_name);
+    } else {
+      // perf prints "%-#.*llx": C's '#' adds no 0x to a zero, so mimic it.
+      uint64_t a = f.map && !f.kernel ? f.file_offset : f.addr;
+      fn.name = profile_.intern(a ? fmt::format("{:#018x}", a) : std::string(16, '0'));
+      fn.raw_name = fn.name;
+    }
+    uint32_t id = static_cast<uint32_t>(profile_.functions.size());
+    profile_.functions.push_back(fn);
+    function_index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  uint32_t location(const Frame& f, uint32_t pid) {
+    LocKey k{f.map ? f.map->index : (f.kernel ? UINT32_MAX - 1 : UINT32_MAX), f.map ? f.file_offset : f.addr};
+    if (!f.map && !f.kernel) k.where = f.addr ^ (uint64_t(pid) << 48);
+    auto [known, fresh] = location_index_.find_or_insert(k, static_cast<uint32_t>(profile_.locations.size()));
+    if (!fresh) return known;
+    // Named in finish(); the symbol is looked up on the resolver thread now.
+    resolving_.add(f, pid);
+    pending_.push_back({f, pid});
+    ProfileLocation loc;
+    loc.mapping = f.map ? mapping(f.map) : UINT32_MAX;
+    loc.address = f.addr;
+    loc.file_offset = f.map ? f.file_offset : 0;
+    loc.kernel = f.kernel;
+    profile_.locations.push_back(std::move(loc));
+    return known;
+  }
+
+  void add_lines(ProfileLocation& loc, const Frame& f, uint32_t pid) {
+    ObjectHandle h = resolver_.handle(f, pid);
+    if (!h.valid()) return;
+    uint64_t key = resolver_.lookup_key(f, h);
+    Symbolizer& sym = resolver_.symbolizer();
+    auto outer_line = sym.srcline(h, key);
+    if (opts_.inline_frames && sym.inline_frames(h, key, inlines_) > 0) {
+      // Innermost first: each inlined function, then the outer symbol.
+      uint32_t line = outer_line ? outer_line->line : 0;
+      for (const auto& in : inlines_) {
+        // One function per (object, inlined name), like symbols.
+        std::string key = fmt::format("{}\x1finline\x1f{}", loc.mapping, in.function);
+        auto it = function_index_.find(key);
+        uint32_t fid;
+        if (it != function_index_.end()) {
+          fid = it->second;
+        } else {
+          ProfileFunction fn;
+          fn.name = fn.raw_name = profile_.intern(in.function);
+          fn.mapping = loc.mapping;
+          fn.resolved = true;
+          fid = static_cast<uint32_t>(profile_.functions.size());
+          profile_.functions.push_back(fn);
+          function_index_.emplace(std::move(key), fid);
+        }
+        loc.lines.push_back({fid, line});
+        line = in.call_line;
+      }
+      loc.lines.push_back({loc.function, line});
+    } else if (outer_line) {
+      profile_.functions[loc.function].file = profile_.intern(outer_line->file);
+      loc.lines.push_back({loc.function, outer_line->line});
+    }
+  }
+
+  uint32_t child(uint32_t parent, uint32_t loc) {
+    uint64_t key = (uint64_t(parent) << 32) | loc;
+    auto [id, fresh] = node_index_.find_or_insert(key, static_cast<uint32_t>(profile_.nodes.size()));
+    if (fresh) {
+      uint32_t depth = parent == UINT32_MAX ? 0 : profile_.nodes[parent].depth + 1;
+      profile_.nodes.push_back({parent, loc, depth});
+    }
+    return id;
+  }
+
+  SymbolResolver resolver_;
+  ResolverThread resolving_;  // owns resolver_ until finish()
+  std::vector<std::pair<Frame, uint32_t>> pending_;  // (frame, pid) of each location, until finish()
+  const ProfileOptions& opts_;
+  Profile profile_;
+  std::vector<Frame> frames_;
+  std::vector<InlineFrame> inlines_;
+  std::vector<int8_t> event_ok_;
+  std::vector<uint32_t> event_map_;
+  std::vector<uint32_t> mapping_map_;
+  std::unordered_map<std::string, uint32_t> function_index_;
+  struct U64Hash {
+    size_t operator()(uint64_t k) const { return static_cast<size_t>(mix64(k)); }
+  };
+  FlatIndex<LocKey, LocKeyHash> location_index_;
+  FlatIndex<uint64_t, U64Hash> node_index_;
+  FlatIndex<SampleKey, SampleKeyHash> sample_index_;
+  std::vector<uint32_t> node_sample_;  // by stack node: an aggregate there, or UINT32_MAX
+  struct ChainCache {
+    std::vector<uint64_t> raw;
+    std::vector<uint32_t> node;
+    std::vector<uint8_t> kernel;
+    uint32_t pid = UINT32_MAX;
+    uint64_t generation = 0;
+  };
+  std::unordered_map<uint32_t, ChainCache> chain_cache_;  // by tid
+  std::vector<uint64_t> raw_;
+  std::vector<uint32_t> node_;
+  std::vector<uint8_t> kernel_;
+  std::string_view last_comm_;
+  StringId last_comm_id_ = 0;
+};
+
+}  // namespace
+
+Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const ProfileOptions& options) {
+  RecordingWalker walker(reader, dwarf_unwinding(symbolizer.options().cache_root));
+  Builder b(symbolizer, options);
+  walker.run([&](const Sample& s) { b.on_sample(s, walker.space()); }, nullptr, options.progress);
+  b.finish();
+  Profile& p = b.profile();
+  const auto& session = walker.session();
+  p.hostname = session.feature_string(kFeatHostname).value_or("");
+  p.os_release = session.feature_string(kFeatOsRelease).value_or("");
+  p.arch = session.feature_string(kFeatArch).value_or("");
+  p.cpu_desc = session.feature_string(kFeatCpuDesc).value_or("");
+  if (auto cmd = session.feature_string_list(kFeatCmdline)) {
+    for (const auto& a : *cmd) p.cmdline += (p.cmdline.empty() ? "" : " ") + a;
+  }
+  p.lost_samples = walker.stats().lost_samples;
+  p.truncated_bytes = walker.stats().truncated_bytes;
+  p.notes = symbolizer.notes();
+  if (!walker.stats().stop_error.empty()) p.notes.push_back("input ended early: " + walker.stats().stop_error);
+  if (const DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty()) p.notes.push_back(u->note());
+  if (walker.stats().bad_samples)
+    p.notes.push_back(fmt::format("skipped {} malformed samples ({})", walker.stats().bad_samples, walker.stats().first_bad_sample));
+  return b.take();
+}
+
+}  // namespace sonde::analysis

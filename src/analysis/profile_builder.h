@@ -1,0 +1,42 @@
+// Reads a recording once and builds the shared Profile: every sample's
+// frames are normalized (AddressSpace), symbolized once per distinct address
+// (SymbolResolver), interned as locations and stack-tree nodes, and the
+// sample is aggregated by (event, thread, cpu, stack).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "format/stream_reader.h"
+#include "analysis/profile.h"
+#include "symbol/symbolizer.h"
+
+namespace sonde::analysis {
+
+struct ProfileFilter {
+  std::vector<uint32_t> pids, tids;
+  std::vector<std::string> comms;
+  std::vector<std::string> events;
+  uint64_t time_start = 0, time_end = UINT64_MAX;  // ns, inclusive
+  bool accepts_event(std::string_view name) const;
+};
+
+struct ProfileOptions {
+  ProfileFilter filter;
+  size_t max_stack = 0;        // 0: whole call chains
+  bool callchains = true;      // false: only the sampled ip
+  bool inline_frames = false;  // expand inline frames from DWARF into location lines
+  bool srclines = false;       // source file:line for each location
+  // Aggregate samples per CPU too (pprof's cpu label). Off: one aggregate
+  // per (event, thread, comm, stack), whose cpu is that of its first sample;
+  // fewer aggregates make a report's walk faster.
+  bool split_by_cpu = true;
+  // Called with (bytes read, input size or 0) now and then.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+Profile build_profile(format::RecordReader& reader, Symbolizer& symbolizer, const ProfileOptions& options);
+
+}  // namespace sonde::analysis

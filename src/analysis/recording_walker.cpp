@@ -1,0 +1,88 @@
+#include "analysis/recording_walker.h"
+
+#include <cstring>
+
+#include "analysis/record_orderer.h"
+#include "util/byte_reader.h"
+
+namespace sonde::analysis {
+
+using namespace sonde::format;
+
+RecordingWalker::RecordingWalker(RecordReader& reader, UnwinderFactory make_unwinder)
+    : reader_(reader), make_unwinder_(std::move(make_unwinder)) {}
+RecordingWalker::~RecordingWalker() = default;
+
+DwarfUnwinder* RecordingWalker::unwinder_for_this_recording() {
+  if (!unwinder_asked_) {
+    unwinder_asked_ = true;
+    if (make_unwinder_) unwinder_ = make_unwinder_(session_);
+  }
+  return unwinder_.get();
+}
+
+void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record) {
+  switch (rec.header.type) {
+    case kSample: {
+      std::string why;
+      if (session_.decode_sample(rec, sample_, &why)) {
+        ++stats_.samples;
+        if (!sample_.regs_user.empty() && !sample_.stack_user.empty())
+          if (DwarfUnwinder* u = unwinder_for_this_recording())
+            u->unwind(sample_, sample_.event->attr.sample_regs_user, space_);
+        on_sample(sample_);
+      } else {
+        if (stats_.bad_samples++ == 0) stats_.first_bad_sample = why;
+      }
+      return;
+    }
+    case kLost:
+      if (rec.bytes.size() >= sizeof(Lost)) lost_in_lost_records_ += load<uint64_t>(rec.bytes.data() + 16);
+      break;
+    case kLostSamples:
+      if (rec.bytes.size() >= sizeof(LostSamples)) lost_in_lost_samples_ += load<uint64_t>(rec.bytes.data() + 8);
+      saw_lost_samples_ = true;
+      break;
+    default:
+      break;
+  }
+  space_.on_record(rec);
+  // An exec replaces every object of the process; an exit ends it (its
+  // libdwfl session holds the objects' files open).
+  if (unwinder_ && rec.header.type == kComm && (rec.header.misc & kMiscCommExec) && rec.bytes.size() >= 16)
+    unwinder_->forget(load<uint32_t>(rec.bytes.data() + 8));
+  if (unwinder_ && rec.header.type == kExit && rec.bytes.size() >= sizeof(ForkExit)) {
+    ForkExit e;
+    std::memcpy(&e, rec.bytes.data(), sizeof e);
+    if (e.pid == e.tid) unwinder_->forget(e.pid);
+  }
+  if (on_record) on_record(rec);
+}
+
+void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
+                          const std::function<void(uint64_t, uint64_t)>& progress) {
+  RecordOrderer orderer(reader_, progress);
+  std::vector<RecordView> batch;
+  while (orderer.next_batch(batch)) {
+    for (const RecordView& rec : batch) {
+      if (session_.observe(rec)) {
+        if (rec.header.type == kHeaderBuildId) space_.on_record(rec);
+        continue;
+      }
+      deliver(rec, on_sample, on_record);
+    }
+  }
+  const auto& st = orderer.stats();
+  stats_.records = st.records;
+  stats_.truncated_bytes = st.truncated_bytes;
+  stats_.stop_error = st.stop_error;
+  stats_.unknown_records = st.unknown_records;
+  // One loss, two records: perf (from the events' PERF_FORMAT_LOST counts)
+  // and sonde (one per LOST) write LOST_SAMPLES for the samples that a LOST
+  // record already reported. Like perf's "Total Lost Samples", count the
+  // LOST_SAMPLES; only a recording without any (an older perf or kernel)
+  // falls back to the LOST records.
+  stats_.lost_samples = saw_lost_samples_ ? lost_in_lost_samples_ : lost_in_lost_records_;
+}
+
+}  // namespace sonde::analysis

@@ -1,0 +1,86 @@
+// Folded stacks (Brendan Gregg's stackcollapse output): "root;...;leaf N",
+// N = number of samples. Input to flamegraph.pl, inferno, speedscope.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "convert/convert.h"
+#include "convert/frames.h"
+#include "util/error.h"
+
+namespace sonde::convert {
+
+namespace {
+
+// ';' separates frames and the last ' ' the count: names must not break
+// the line structure ('; ' appear in some demangled template arguments).
+void append_name(std::string& line, std::string_view name) {
+  for (char c : name) line.push_back(c == ';' ? ':' : (c == '\n' ? ' ' : c));
+}
+
+}  // namespace
+
+void write_folded(const analysis::Profile& p, const FoldedOptions& opts, std::ostream& out) {
+  const uint32_t ev = primary_event(p);
+  if (ev == UINT32_MAX) return;
+  FrameTable table(p);
+
+  // Aggregate first by (prefix, stack node): ProfileSamples differ by cpu,
+  // tid, ... that folded output does not show.
+  struct Key {
+    uint32_t comm, pid, tid, stack;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = k.stack;
+      for (uint32_t v : {k.comm, k.pid, k.tid}) h = (h ^ v) * 0x100000001b3ULL;
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_map<Key, uint64_t, KeyHash> counts;
+  for (const auto& s : p.samples) {
+    if (s.event != ev) continue;
+    Key k{opts.comm_frame || opts.pid_frame ? s.comm : 0u, opts.pid_frame ? s.pid : 0u, 0u, s.stack};
+    counts[k] += s.count;
+  }
+
+  // Different stack nodes can print the same (e.g. two unresolved addresses
+  // of one object are both "[unknown]"): merge by the printed line.
+  std::unordered_map<std::string, uint64_t> merged;
+  merged.reserve(counts.size());
+  std::vector<uint32_t> frames;
+  std::string line;
+  for (const auto& [k, n] : counts) {
+    line.clear();
+    if (opts.pid_frame) {
+      append_name(line, p.str(k.comm));
+      fmt::format_to(std::back_inserter(line), "-{}", k.pid);
+    } else if (opts.comm_frame) {
+      append_name(line, p.str(k.comm));
+    }
+    if (k.stack != UINT32_MAX) {
+      table.stack_frames(k.stack, frames);
+      for (uint32_t f : frames) {
+        if (!line.empty()) line.push_back(';');
+        append_name(line, table.frames()[f].name);
+      }
+    }
+    if (line.empty()) line = "[no stack]";
+    merged[line] += n;
+  }
+  // Sorted like stackcollapse output, so files diff well.
+  std::vector<std::pair<std::string_view, uint64_t>> lines(merged.begin(), merged.end());
+  std::sort(lines.begin(), lines.end());
+  std::string buf;
+  for (const auto& [l, n] : lines) {
+    buf.append(l);
+    fmt::format_to(std::back_inserter(buf), " {}\n", n);
+    if (buf.size() > (1 << 20)) out.write(buf.data(), static_cast<std::streamsize>(buf.size())), buf.clear();
+  }
+  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  if (!out) throw_runtime("folded: cannot write the output");
+}
+
+}  // namespace sonde::convert

@@ -1,0 +1,84 @@
+// `--to perf`: a file-mode perf.data through the format module's
+// FileModeWriter. Unlike the other formats this copies records, not the
+// Profile: perf tools want the original records (MMAP2, COMM, samples with
+// their raw call chains). The filters drop samples; every other record is
+// kept so the kept samples still resolve.
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "convert/convert.h"
+#include "format/file_mode_writer.h"
+#include "format/session.h"
+#include "util/error.h"
+
+namespace sonde::convert {
+
+namespace {
+
+// The command of each thread, as far as the stream has told so far (COMM
+// records, inherited on FORK). Stream order, not time order: a comm filter
+// may misjudge samples that race with the thread's exec across CPUs.
+class Comms {
+ public:
+  void observe(const format::RecordView& rec) {
+    const auto& b = rec.bytes;
+    if (rec.header.type == format::kComm && b.size() > 16) {
+      uint32_t tid = 0;
+      std::memcpy(&tid, b.data() + 12, 4);
+      const char* s = reinterpret_cast<const char*>(b.data() + 16);
+      comm_[tid] = std::string(s, strnlen(s, b.size() - 16));
+    } else if (rec.header.type == format::kFork && b.size() >= 24) {
+      uint32_t tid = 0, ptid = 0;
+      std::memcpy(&tid, b.data() + 16, 4);
+      std::memcpy(&ptid, b.data() + 20, 4);
+      auto it = comm_.find(ptid);
+      if (it != comm_.end()) comm_[tid] = it->second;
+    }
+  }
+  std::string_view of(uint32_t tid) const {
+    auto it = comm_.find(tid);
+    return it == comm_.end() ? std::string_view() : std::string_view(it->second);
+  }
+
+ private:
+  std::unordered_map<uint32_t, std::string> comm_;
+};
+
+bool contains(const std::vector<uint32_t>& v, uint32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+}  // namespace
+
+uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter& f, const std::string& out_path) {
+  format::FileModeWriter w(out_path);  // removes its temporary file unless finish() runs
+  format::Session session;
+  Comms comms;
+  format::RecordView rec;
+  format::Sample s;
+  uint64_t kept = 0;
+  const bool filtering = !f.pids.empty() || !f.tids.empty() || !f.comms.empty() || !f.events.empty() ||
+                         f.time_start != 0 || f.time_end != UINT64_MAX;
+  while (in.next(rec)) {
+    session.observe(rec);
+    if (rec.header.type == format::kSample) {
+      if (filtering) {
+        if (!session.decode_sample(rec, s) || !s.event) continue;  // report and script skip these too
+        if (!f.accepts_event(s.event->name)) continue;
+        if (!f.pids.empty() && !contains(f.pids, s.pid)) continue;
+        if (!f.tids.empty() && !contains(f.tids, s.tid)) continue;
+        if (s.time && (s.time < f.time_start || s.time > f.time_end)) continue;
+        if (!f.comms.empty() && std::find(f.comms.begin(), f.comms.end(), comms.of(s.tid)) == f.comms.end()) continue;
+      }
+      ++kept;
+    } else {
+      comms.observe(rec);
+    }
+    w.write(rec);
+  }
+  if (!in.error().empty()) throw_runtime("cannot convert the recording: {}", in.error());
+  if (kept == 0) throw_runtime("convert: no samples{}", filtering ? " match the filters" : " in the recording");
+  w.finish();
+  return kept;
+}
+
+}  // namespace sonde::convert

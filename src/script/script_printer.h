@@ -1,0 +1,75 @@
+// `sonde script` output: one header line per sample, perf-script-like, then
+// one line per frame, then a blank line; FlameGraph's stackcollapse-perf.pl
+// reads it.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "format/tracepoint_format.h"
+#include "analysis/frame_symbols.h"
+#include "analysis/recording_walker.h"
+#include "util/flat_index.h"
+
+namespace sonde::script {
+
+struct ScriptOptions {
+  bool symbols = true;    // false: raw addresses with dso+offset and build-id
+  bool build_ids = false;  // append the build-id to each frame
+  size_t max_stack = 0;
+  bool inline_frames = false;  // also print the functions inlined at each frame
+  uint32_t fields = 0;         // -F (ScriptField bits): perf's layout of those fields; 0 = sonde's line
+  bool hide_callchain = false;  // -G: with -F ip, the sampled address only
+};
+
+class ScriptPrinter {
+ public:
+  // Extra per-sample text (e.g. decoded SDT arguments); return false if none.
+  using ExtraFields = std::function<bool(const format::Sample&, std::string&)>;
+
+  ScriptPrinter(const analysis::RecordingWalker& walker, analysis::FrameSymbols* symbols, ScriptOptions options, std::FILE* out);
+  ~ScriptPrinter();
+  void set_extra_fields(ExtraFields f) { extra_ = std::move(f); }
+  void print(const format::Sample& s);
+  void flush();
+
+ private:
+  void print_frame(const analysis::Frame& f, uint32_t pid);
+  void print_fields(const format::Sample& s);  // script_fields.cpp
+  void append_frame_fields(const analysis::Frame& f, uint32_t pid, uint32_t fields, bool in_chain);
+  // Tracepoint fields or the extra fields (SDT arguments), after `sep`.
+  void append_trace(const format::Sample& s, std::string_view sep);
+  void format_frame(const analysis::Frame& f, uint32_t pid, fmt::memory_buffer& buf);
+
+  struct FrameKey {
+    uint32_t map;
+    uint64_t where;
+    bool operator==(const FrameKey&) const = default;
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const { return static_cast<size_t>(mix64(k.where ^ (uint64_t(k.map) << 44))); }
+  };
+  FlatIndex<FrameKey, FrameKeyHash> frame_index_;
+  std::string frame_text_;  // every distinct frame's lines, one after another
+  std::vector<std::pair<size_t, size_t>> frame_spans_;  // (offset, size) in frame_text_, by frame id
+
+  const analysis::RecordingWalker& walker_;
+  analysis::FrameSymbols* symbols_;
+  ScriptOptions options_;
+  std::FILE* out_;
+  fmt::memory_buffer buf_;
+  std::vector<analysis::Frame> frames_;
+  std::string extra_text_;
+  std::vector<std::string_view> inlines_;
+  bool formats_loaded_ = false;
+  std::unordered_map<uint64_t, format::TracepointFormat> formats_;
+  ExtraFields extra_;
+  size_t event_width_ = 0;  // -F event: the longest event name
+};
+
+}  // namespace sonde::script
