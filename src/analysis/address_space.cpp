@@ -2,15 +2,29 @@
 
 #include <algorithm>
 
-#include "util/byte_reader.h"
+#include "format/records.h"
 
 namespace sonde::analysis {
 
 using namespace sonde::format;
 
 namespace {
+
 constexpr uint32_t kKernelPid = 0xffffffffu;
+
+// The mapping an MMAP or MMAP2 describes, its prot and build id aside.
+template <typename MmapKind>
+Mapping mapping_of(const MmapKind& v) {
+  Mapping m;
+  m.start = v.addr;
+  m.end = v.len > UINT64_MAX - v.addr ? UINT64_MAX : v.addr + v.len;
+  m.pgoff = v.pgoff;
+  m.pid = v.pid;
+  m.kernel = v.pid == kKernelPid || (v.misc & kMiscCpumodeMask) == kMiscKernel;
+  return m;
 }
+
+}  // namespace
 
 std::string_view AddressSpace::intern(std::string_view s) { return *strings_.emplace(s).first; }
 
@@ -19,72 +33,53 @@ void AddressSpace::on_record(const RecordView& rec) {
   if (rec.header.type == kMmap || rec.header.type == kMmap2 || rec.header.type == kFork ||
       (rec.header.type == kComm && (rec.header.misc & kMiscCommExec)))
     ++generation_;
-  ByteReader r(rec.bytes);
-  r.skip(sizeof(RecordHeader));
   switch (rec.header.type) {
-    case kMmap:
+    case kMmap: {
+      auto v = MmapView::parse(rec.bytes);
+      if (!v || !v->filename_terminated || (v->misc & kMiscMmapData)) return;  // data mappings do not hold code
+      Mapping m = mapping_of(*v);
+      m.prot = 0;  // MMAP has no prot; data maps are flagged by misc
+      m.path = intern(v->filename);
+      add_mapping(m);
+      return;
+    }
     case kMmap2: {
-      Mapping m;
-      uint32_t pid = 0, tid = 0;
-      uint64_t len = 0;
-      if (!r.read(pid) || !r.read(tid) || !r.read(m.start) || !r.read(len) || !r.read(m.pgoff)) return;
-      if (rec.header.type == kMmap2) {
-        std::span<const uint8_t> u;
-        if (!r.bytes(24, u) || !r.read(m.prot) || !r.skip(4)) return;
-        if (rec.header.misc & kMiscMmapBuildId) {
-          uint8_t size = std::min<uint8_t>(u[0], kBuildIdMax);
-          if (size) m.build_id = BuildId::from_bytes(u.subspan(4, size));
-        }
-      } else {
-        m.prot = 0;  // MMAP has no prot; data maps are flagged by misc
-      }
-      std::string_view name;
-      if (!r.cstring(name)) return;
-      if (rec.header.misc & kMiscMmapData) return;  // data mappings do not hold code
-      m.end = len > UINT64_MAX - m.start ? UINT64_MAX : m.start + len;
-      m.pid = pid;
-      m.kernel = pid == kKernelPid || (rec.header.misc & kMiscCpumodeMask) == kMiscKernel;
-      m.path = intern(name);
+      auto v = Mmap2View::parse(rec.bytes);
+      if (!v || !v->filename_terminated || (v->misc & kMiscMmapData)) return;
+      Mapping m = mapping_of(*v);
+      m.prot = v->prot;
+      if (!v->build_id.empty()) m.build_id = BuildId::from_bytes(v->build_id);
+      m.path = intern(v->filename);
       add_mapping(m);
       return;
     }
     case kComm: {
       std::fill(std::begin(comm_cache_), std::end(comm_cache_), CommHit{});
-      uint32_t pid = 0, tid = 0;
-      std::string_view name;
-      if (!r.read(pid) || !r.read(tid) || !r.cstring(name)) return;
       // An exec keeps the old image's mappings, as perf does: samples taken
       // while the kernel loads the new image (after COMM exec, before its
       // MMAP2s) still return to the old image's execve, and the new
       // image's MMAP2s replace whatever they overlap.
-      comms_[tid] = intern(name);
+      auto c = CommView::parse(rec.bytes);
+      if (c && c->comm_terminated) comms_[c->tid] = intern(c->comm);
       return;
     }
     case kFork: {
       std::fill(std::begin(comm_cache_), std::end(comm_cache_), CommHit{});
-      uint32_t pid = 0, ppid = 0, tid = 0, ptid = 0;
-      if (!r.read(pid) || !r.read(ppid) || !r.read(tid) || !r.read(ptid)) return;
-      if (pid != ppid && !processes_.count(pid)) {
-        auto it = processes_.find(ppid);
-        if (it != processes_.end()) processes_[pid] = it->second;
+      auto f = ForkExitView::parse(rec.bytes);
+      if (!f) return;
+      if (f->pid != f->ppid && !processes_.count(f->pid)) {
+        auto it = processes_.find(f->ppid);
+        if (it != processes_.end()) processes_[f->pid] = it->second;
       }
-      if (!comms_.count(tid)) {
-        auto c = comms_.find(ptid);
-        if (c != comms_.end()) comms_[tid] = c->second;
+      if (!comms_.count(f->tid)) {
+        auto c = comms_.find(f->ptid);
+        if (c != comms_.end()) comms_[f->tid] = c->second;
       }
       return;
     }
     case kHeaderBuildId: {
-      BuildIdRecordFixed b;
-      if (rec.bytes.size() < sizeof b) return;
-      std::memcpy(&b, rec.bytes.data(), sizeof b);
-      ByteReader rn(rec.bytes.data() + sizeof b, rec.bytes.size() - sizeof b);
-      std::string_view name;
-      if (!rn.cstring(name)) return;
-      uint8_t size = (b.header.misc & kMiscBuildIdSize) ? std::min<uint8_t>(b.size, kBuildIdMax) : kBuildIdMax;
-      // Without the size bit perf assumes 20 bytes; trailing zeros are padding.
-      while (!(b.header.misc & kMiscBuildIdSize) && size > 0 && b.build_id[size - 1] == 0) --size;
-      header_build_ids_[intern(name)] = BuildId::from_bytes({b.build_id, size});
+      auto b = HeaderBuildIdView::parse(rec.bytes);
+      if (b && b->filename_terminated) header_build_ids_[intern(b->filename)] = BuildId::from_bytes(b->build_id);
       return;
     }
     default:

@@ -1,9 +1,7 @@
 #include "analysis/recording_walker.h"
 
-#include <cstring>
-
+#include "format/records.h"
 #include "analysis/record_orderer.h"
-#include "util/byte_reader.h"
 
 namespace sonde::analysis {
 
@@ -37,10 +35,10 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
       return;
     }
     case kLost:
-      if (rec.bytes.size() >= sizeof(Lost)) lost_in_lost_records_ += load<uint64_t>(rec.bytes.data() + 16);
+      if (auto l = LostView::parse(rec.bytes)) lost_in_lost_records_ += l->lost;
       break;
     case kLostSamples:
-      if (rec.bytes.size() >= sizeof(LostSamples)) lost_in_lost_samples_ += load<uint64_t>(rec.bytes.data() + 8);
+      if (auto l = LostSamplesView::parse(rec.bytes)) lost_in_lost_samples_ += l->lost;
       saw_lost_samples_ = true;
       break;
     default:
@@ -49,12 +47,11 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
   space_.on_record(rec);
   // An exec replaces every object of the process; an exit ends it (its
   // libdwfl session holds the objects' files open).
-  if (unwinder_ && rec.header.type == kComm && (rec.header.misc & kMiscCommExec) && rec.bytes.size() >= 16)
-    unwinder_->forget(load<uint32_t>(rec.bytes.data() + 8));
-  if (unwinder_ && rec.header.type == kExit && rec.bytes.size() >= sizeof(ForkExit)) {
-    ForkExit e;
-    std::memcpy(&e, rec.bytes.data(), sizeof e);
-    if (e.pid == e.tid) unwinder_->forget(e.pid);
+  if (unwinder_ && rec.header.type == kComm) {
+    if (auto c = CommView::parse(rec.bytes); c && c->exec()) unwinder_->forget(c->pid);
+  }
+  if (unwinder_ && rec.header.type == kExit) {
+    if (auto e = ForkExitView::parse(rec.bytes); e && e->pid == e->tid) unwinder_->forget(e->pid);
   }
   if (on_record) on_record(rec);
 }

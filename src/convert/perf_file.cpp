@@ -9,6 +9,7 @@
 
 #include "convert/convert.h"
 #include "format/file_mode_writer.h"
+#include "format/records.h"
 #include "format/session.h"
 #include "util/error.h"
 
@@ -22,18 +23,16 @@ namespace {
 class Comms {
  public:
   void observe(const format::RecordView& rec) {
-    const auto& b = rec.bytes;
-    if (rec.header.type == format::kComm && b.size() > 16) {
-      uint32_t tid = 0;
-      std::memcpy(&tid, b.data() + 12, 4);
-      const char* s = reinterpret_cast<const char*>(b.data() + 16);
-      comm_[tid] = std::string(s, strnlen(s, b.size() - 16));
-    } else if (rec.header.type == format::kFork && b.size() >= 24) {
-      uint32_t tid = 0, ptid = 0;
-      std::memcpy(&tid, b.data() + 16, 4);
-      std::memcpy(&ptid, b.data() + 20, 4);
-      auto it = comm_.find(ptid);
-      if (it != comm_.end()) comm_[tid] = it->second;
+    if (rec.header.type == format::kComm) {
+      // A COMM with no byte of text names nothing; an unterminated one names
+      // what it holds.
+      auto c = format::CommView::parse(rec.bytes);
+      if (c && (c->comm_terminated || !c->comm.empty())) comm_[c->tid] = std::string(c->comm);
+    } else if (rec.header.type == format::kFork) {
+      auto f = format::ForkExitView::parse(rec.bytes);
+      if (!f) return;
+      auto it = comm_.find(f->ptid);
+      if (it != comm_.end()) comm_[f->tid] = it->second;
     }
   }
   std::string_view of(uint32_t tid) const {

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "format/features.h"
-#include "util/byte_reader.h"
+#include "format/records.h"
 #include "util/error.h"
 
 namespace sonde::format {
@@ -84,44 +84,30 @@ void FileModeWriter::note_build_id(uint16_t cpumode, std::string_view name, cons
   key.push_back('\0');
   key.append(reinterpret_cast<const char*>(id), size);
   if (build_ids_.count(key)) return;
-  BuildIdRecordFixed b{};
-  b.header.type = 0;  // the table's entries carry no type (perf leaves it 0)
-  b.header.misc = static_cast<uint16_t>(cpumode | kMiscBuildIdSize);
-  const size_t name_len = (name.size() + 1 + kNameAlign - 1) / kNameAlign * kNameAlign;
-  if (sizeof b + name_len > 0xffff) return;
-  b.header.size = static_cast<uint16_t>(sizeof b + name_len);
+  HeaderBuildIdView b;
+  b.misc = cpumode;
   b.pid = -1;  // the host machine
-  std::memcpy(b.build_id, id, size);
-  b.size = static_cast<uint8_t>(size);
-  std::vector<uint8_t> entry(sizeof b + name_len, 0);
-  std::memcpy(entry.data(), &b, sizeof b);
-  std::memcpy(entry.data() + sizeof b, name.data(), name.size());
-  build_ids_.emplace(std::move(key), std::move(entry));
+  b.build_id = {id, size};
+  b.filename = name;
+  // The table's entries carry no type (perf leaves it 0).
+  RecordBuilder entry = build_header_build_id(b, kNameAlign, 0);
+  if (!entry.finish()) return;
+  build_ids_.emplace(std::move(key), std::move(entry.raw()));
 }
 
 void FileModeWriter::write(const RecordView& rec) {
   const uint32_t type = rec.header.type;
   if (type == kHeaderBuildId) {
-    ByteReader r(rec.bytes);
-    BuildIdRecordFixed b{};
-    std::string_view name;
-    if (r.read(b) && r.cstring(name)) {
-      size_t size = kBuildIdMax;
-      if (b.header.misc & kMiscBuildIdSize) {
-        size = b.size;
-      } else {
-        while (size > 0 && b.build_id[size - 1] == 0) --size;  // 20 bytes assumed, zero-padded
-      }
-      note_build_id(b.header.misc & kMiscCpumodeMask, name, b.build_id, size);
-    }
+    auto b = HeaderBuildIdView::parse(rec.bytes);
+    if (b && b->filename_terminated)
+      note_build_id(b->misc & kMiscCpumodeMask, b->filename, b->build_id.data(), b->build_id.size());
   } else if (type == kMmap2 && (rec.header.misc & kMiscMmapBuildId)) {
-    ByteReader r(rec.bytes);
-    Mmap2Fixed m{};
-    std::string_view name;
-    if (r.read(m) && r.cstring(name)) {
+    auto m = Mmap2View::parse(rec.bytes);
+    if (m && m->filename_terminated) {
       // perf names the kernel's DSO [kernel.kallsyms], its map [kernel.kallsyms]_text.
+      std::string_view name = m->filename;
       if (name.starts_with("[kernel.kallsyms]")) name = "[kernel.kallsyms]";
-      note_build_id(rec.header.misc & kMiscCpumodeMask, name, m.bid.build_id, m.bid.build_id_size);
+      note_build_id(m->misc & kMiscCpumodeMask, name, m->build_id.data(), m->build_id.size());
     }
   }
   if (is_metadata(type)) {

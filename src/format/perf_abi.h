@@ -1,8 +1,8 @@
 // The on-disk (and in-ring-buffer) layout of perf.data records, as perf 6.1
 // reads them. Plain structs, checked with static_assert against the byte
 // offsets docs/format.md gives (and perf 6.1 reads). Variable-length tails
-// (filenames, sample fields) are not part of the structs; they are parsed by
-// bounds-checked readers.
+// (filenames, sample fields) are not part of the structs. Records are read
+// and built through format/records.h, which parses them bounds-checked.
 #pragma once
 
 #include <cstddef>
@@ -146,15 +146,6 @@ static_assert(offsetof(Mmap2Fixed, pgoff) == 32);
 static_assert(offsetof(Mmap2Fixed, inode) == 40);
 static_assert(offsetof(Mmap2Fixed, prot) == 64);
 static_assert(offsetof(Mmap2Fixed, flags) == 68);
-
-// Turns an MMAP2 record into the build-id form (misc bit 14): the union
-// holds the id (at most 20 bytes, zero-filled after) instead of the inode.
-inline void set_mmap2_build_id(Mmap2Fixed& m, const uint8_t* id, size_t size) {
-  std::memset(&m.inode, 0, sizeof m.inode);
-  m.bid.build_id_size = static_cast<uint8_t>(size < kBuildIdMax ? size : kBuildIdMax);
-  std::memcpy(m.bid.build_id, id, m.bid.build_id_size);
-  m.header.misc |= kMiscMmapBuildId;
-}
 
 struct MmapFixed {
   RecordHeader header;

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "format/perf_abi.h"
-#include "util/byte_reader.h"
+#include "format/records.h"
 
 namespace sonde::format {
 
@@ -14,8 +14,11 @@ namespace sonde::format {
 // (HEADER_TRACING_DATA's blob, AUXTRACE's trace data). `rec` must hold at
 // least h.size bytes.
 inline uint64_t trailing_size(const RecordHeader& h, const uint8_t* rec) {
-  if (h.type == kHeaderTracingData && h.size >= 12) return load<uint32_t>(rec + 8);
-  if (h.type == kAuxtrace && h.size >= 16) return load<uint64_t>(rec + 8);
+  const std::span<const uint8_t> bytes(rec, h.size);
+  if (h.type == kHeaderTracingData)
+    if (auto t = TracingDataView::parse(bytes)) return t->size;
+  if (h.type == kAuxtrace)
+    if (auto a = AuxtraceView::parse(bytes)) return a->size;
   return 0;
 }
 

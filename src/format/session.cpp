@@ -7,6 +7,7 @@
 #include "format/attr_sizes.h"
 #include "format/event_names.h"
 #include "format/features.h"
+#include "format/records.h"
 #include "util/byte_reader.h"
 #include "util/error.h"
 
@@ -18,12 +19,11 @@ bool Session::observe(const RecordView& rec) {
       add_attr(rec);
       return true;
     case kHeaderFeature: {
-      if (rec.bytes.size() < sizeof(FeatureFixed)) return true;
-      uint64_t id = load<uint64_t>(rec.bytes.data() + 8);
-      auto payload = rec.bytes.subspan(sizeof(FeatureFixed));
-      features_[id].assign(payload.begin(), payload.end());
-      if (id == kFeatEventDesc) {
-        if (auto descs = decode_event_desc(payload)) {
+      auto f = FeatureView::parse(rec.bytes);
+      if (!f) return true;
+      features_[f->feat_id].assign(f->payload.begin(), f->payload.end());
+      if (f->feat_id == kFeatEventDesc) {
+        if (auto descs = decode_event_desc(f->payload)) {
           for (size_t i = 0; i < descs->size() && i < events_.size(); ++i)
             if (!(*descs)[i].name.empty()) events_[i].name = (*descs)[i].name;
         }
@@ -31,15 +31,13 @@ bool Session::observe(const RecordView& rec) {
       return true;
     }
     case kEventUpdate: {
-      ByteReader r(rec.bytes);
-      RecordHeader h;
-      uint64_t type, id;
-      std::string_view name;
-      if (r.read(h) && r.read(type) && r.read(id) && type == kEventUpdateName && r.cstring(name)) {
-        if (auto* ev = event_for_id(id))
-          events_[ev->index].name = std::string(name);
+      auto u = EventUpdateView::parse(rec.bytes);
+      auto name = u ? u->name() : std::nullopt;
+      if (name) {
+        if (auto* ev = event_for_id(u->id))
+          events_[ev->index].name = std::string(*name);
         else
-          pending_names_[id] = std::string(name);
+          pending_names_[u->id] = std::string(*name);
       }
       return true;
     }
@@ -61,21 +59,14 @@ bool Session::observe(const RecordView& rec) {
 }
 
 void Session::add_attr(const RecordView& rec) {
-  ByteReader r(rec.bytes);
-  r.skip(sizeof(RecordHeader));
-  EventInfo ev;
-  // attr.size tells how much of the record is the attr (any size perf has
-  // written); the ids follow it. Without a usable attr no sample can be
-  // decoded, so a bad one ends the reading with one line.
+  // Without a usable attr no sample can be decoded, so a bad one ends the
+  // reading with one line.
   std::string why;
-  const uint32_t attr_size = read_attr(rec.bytes.subspan(r.offset()), ev.attr, &why);
-  if (attr_size == 0) throw_runtime("bad HEADER_ATTR at offset {:#x}: {}", rec.offset, why);
-  r.skip(attr_size);
-  while (r.remaining() >= 8) {
-    uint64_t id;
-    r.read(id);
-    ev.ids.push_back(id);
-  }
+  auto a = HeaderAttrView::parse(rec.bytes, &why);
+  if (!a) throw_runtime("bad HEADER_ATTR at offset {:#x}: {}", rec.offset, why);
+  EventInfo ev;
+  ev.attr = a->attr;
+  for (size_t i = 0; i < a->id_count(); ++i) ev.ids.push_back(a->id(i));
   ev.index = events_.size();
   ev.name = default_event_name(ev.attr);
   for (uint64_t id : ev.ids) {

@@ -5,10 +5,9 @@
 #include <sys/sysmacros.h>
 
 #include <cstdio>
-#include <cstring>
 
 #include "elf/vdso.h"
-#include "format/perf_abi.h"
+#include "format/records.h"
 #include "util/fd.h"
 
 namespace sonde::record {
@@ -64,21 +63,16 @@ std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_
 }
 
 bool BuildIdPatcher::patch(std::span<uint8_t> rec) {
-  if (rec.size() < sizeof(format::Mmap2Fixed) + 1) return false;
-  format::Mmap2Fixed m;
-  std::memcpy(&m, rec.data(), sizeof m);
-  if (m.header.misc & format::kMiscMmapBuildId) return true;
-  if (!(m.prot & PROT_EXEC)) return false;
-  const char* name = reinterpret_cast<const char*>(rec.data() + sizeof m);
-  size_t max = rec.size() - sizeof m;
-  std::string_view filename(name, strnlen(name, max));
-  if (!wants_build_id(filename)) return false;
-  uint64_t dev = makedev(m.inode.maj, m.inode.min);
-  auto id = lookup(static_cast<pid_t>(m.pid), m.addr, m.addr + m.len, dev, m.inode.ino, filename);
+  if (rec.size() < sizeof(format::Mmap2Fixed) + 1) return false;  // not even a one-byte name
+  auto m = format::Mmap2View::parse(rec);
+  if (!m) return false;
+  if (m->has_build_id()) return true;
+  if (!(m->prot & PROT_EXEC)) return false;
+  if (!wants_build_id(m->filename)) return false;
+  uint64_t dev = makedev(m->maj, m->min);
+  auto id = lookup(static_cast<pid_t>(m->pid), m->addr, m->addr + m->len, dev, m->ino, m->filename);
   if (!id || id->empty()) return false;
-  format::set_mmap2_build_id(m, id->bytes.data(), id->size);
-  std::memcpy(rec.data(), &m, sizeof m);
-  return true;
+  return format::patch_mmap2_build_id(rec, id->view());
 }
 
 }  // namespace sonde::record

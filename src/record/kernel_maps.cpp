@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "elf/build_id.h"
+#include "format/records.h"
 #include "util/fd.h"
 #include "util/fs.h"
 #include "util/fields.h"
@@ -49,19 +50,17 @@ uint64_t kernel_text_address() {
 
 void emit_kernel_mmap2(const SynthContext& ctx, uint64_t start, uint64_t len, const std::string& name,
                        const std::optional<BuildId>& id) {
-  format::Mmap2Fixed m{};
-  m.header = {format::kMmap2, format::kMiscKernel, 0};
+  format::Mmap2View m;
+  m.misc = format::kMiscKernel;
   m.pid = m.tid = static_cast<uint32_t>(-1);
   m.addr = start;
   m.len = len;
   m.pgoff = start;  // perf's convention for the kernel map: pgoff = start
   m.prot = PROT_READ | PROT_EXEC;
   m.flags = MAP_PRIVATE;
-  if (id && !id->empty()) format::set_mmap2_build_id(m, id->bytes.data(), id->size);
-  format::RecordBuilder b(format::kMmap2, m.header.misc);
-  b.raw().clear();
-  b.put(m);
-  b.put_cstring(name, 8);
+  m.filename = name;
+  if (id) m.build_id = id->view();  // none when empty: the inode form
+  format::RecordBuilder b = format::build_mmap2(m);
   ctx.put_trailer(b, 0, 0);  // perf writes zeros for synthesized kernel maps
   ctx.emit(b);
 }

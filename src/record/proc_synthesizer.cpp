@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "format/records.h"
 #include "util/fs.h"
 #include "util/parse_int.h"
 #include "util/proc_maps.h"
@@ -31,11 +32,13 @@ std::string thread_comm(pid_t pid, pid_t tid) {
   return c.value_or("");
 }
 
+// A thread of a process that existed before the recording: the child of
+// the process's main thread, at time 0.
 void synthesize_fork(const SynthContext& ctx, pid_t pid, pid_t tid) {
-  format::RecordBuilder b(format::kFork, 0);
-  b.put(static_cast<uint32_t>(pid)).put(static_cast<uint32_t>(pid));
-  b.put(static_cast<uint32_t>(tid)).put(static_cast<uint32_t>(pid));
-  b.put(uint64_t{0});
+  format::ForkExitView f;
+  f.pid = f.ppid = f.ptid = static_cast<uint32_t>(pid);
+  f.tid = static_cast<uint32_t>(tid);
+  format::RecordBuilder b = format::build_fork(f);
   ctx.put_trailer(b, pid, tid);
   ctx.emit(b);
 }
@@ -46,30 +49,25 @@ void synthesize_map(const SynthContext& ctx, pid_t pid, const MapsLine& line) {
   uint32_t prot = (line.readable() ? PROT_READ : 0) | (line.writable() ? PROT_WRITE : 0) |
                   (line.executable() ? PROT_EXEC : 0);
 
-  format::Mmap2Fixed m{};
+  format::Mmap2View m;
   // Data mappings carry MISC_MMAP_DATA, as the kernel's do: readers know
   // them for what they are (no code, no symbols).
-  m.header = {format::kMmap2, static_cast<uint16_t>(format::kMiscUser | ((prot & PROT_EXEC) ? 0 : format::kMiscMmapData)), 0};
+  m.misc = static_cast<uint16_t>(format::kMiscUser | ((prot & PROT_EXEC) ? 0 : format::kMiscMmapData));
   m.pid = m.tid = static_cast<uint32_t>(pid);
   m.addr = line.start;
   m.len = line.end - line.start;
   m.pgoff = line.offset;
-  m.inode.maj = line.dev_major;
-  m.inode.min = line.dev_minor;
-  m.inode.ino = line.inode;
+  m.maj = line.dev_major;
+  m.min = line.dev_minor;
+  m.ino = line.inode;
   m.prot = prot;
   m.flags = line.shared() ? MAP_SHARED : MAP_PRIVATE;
-  if ((prot & PROT_EXEC) && BuildIdPatcher::wants_build_id(name)) {
-    if (auto id = ctx.build_ids.lookup(pid, line.start, line.end, makedev(line.dev_major, line.dev_minor), line.inode,
-                                       name);
-        id && !id->empty()) {
-      format::set_mmap2_build_id(m, id->bytes.data(), id->size);
-    }
-  }
-  format::RecordBuilder b(format::kMmap2, m.header.misc);
-  b.raw().clear();
-  b.put(m);
-  b.put_cstring(name, 8);
+  m.filename = name;
+  std::optional<BuildId> id;  // the record's id points into it
+  if ((prot & PROT_EXEC) && BuildIdPatcher::wants_build_id(name))
+    id = ctx.build_ids.lookup(pid, line.start, line.end, makedev(line.dev_major, line.dev_minor), line.inode, name);
+  if (id) m.build_id = id->view();  // none when empty: the inode form
+  format::RecordBuilder b = format::build_mmap2(m);
   ctx.put_trailer(b, pid, pid);
   ctx.emit(b);
 }
@@ -85,9 +83,11 @@ void synthesize_maps(const SynthContext& ctx, pid_t pid) {
 std::vector<pid_t> list_threads(pid_t pid) { return numeric_entries("/proc/" + std::to_string(pid) + "/task"); }
 
 void synthesize_comm(const SynthContext& ctx, pid_t pid, pid_t tid, const std::string& comm) {
-  format::RecordBuilder b(format::kComm, 0);
-  b.put(static_cast<uint32_t>(pid)).put(static_cast<uint32_t>(tid));
-  b.put_cstring(comm, 8);
+  format::CommView c;
+  c.pid = static_cast<uint32_t>(pid);
+  c.tid = static_cast<uint32_t>(tid);
+  c.comm = comm;
+  format::RecordBuilder b = format::build_comm(c);
   ctx.put_trailer(b, pid, tid);
   ctx.emit(b);
 }

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "format/perf_abi.h"
+#include "format/records.h"
 #include "format/stream_writer.h"
 #include "format/user_regs.h"
 #include "record/build_id_patcher.h"
@@ -141,6 +142,7 @@ class Recorder {
   void handle(std::span<const uint8_t> rec, RecordExtension* ext);
   void write_kernel_record(std::span<const uint8_t> rec);
   void write_lost(std::span<const uint8_t> rec);
+  void tell_exec_mapping(std::span<const uint8_t> mmap2);
   bool targets_alive() const;
   // The forked command is what is recorded (not -p/-t/-a with a command,
   // which only sets how long the recording lasts).
@@ -439,46 +441,30 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
       write_kernel_record(rec);
       return;
     case format::kMmap2: {
+      auto m = format::Mmap2View::parse(rec);
+      if (!m) return write_kernel_record(rec);
       std::memcpy(scratch_.data(), rec.data(), rec.size());
       std::span<uint8_t> w(scratch_.data(), rec.size());
-      format::Mmap2Fixed m;
-      if (rec.size() < sizeof m) return write_kernel_record(rec);
-      std::memcpy(&m, rec.data(), sizeof m);
-      bool has_id = (m.header.misc & format::kMiscMmapBuildId) != 0;
-      if (!has_id) has_id = build_ids_.patch(w);
+      if (!m->has_build_id()) build_ids_.patch(w);
       write_kernel_record(w);
-      if (!extensions_.empty() && (m.prot & PROT_EXEC)) {
-        std::memcpy(&m, w.data(), sizeof m);
-        const char* name = reinterpret_cast<const char*>(w.data() + sizeof m);
-        std::string path(name, strnlen(name, w.size() - sizeof m));
-        BuildId id;
-        if (has_id) id = BuildId::from_bytes({m.bid.build_id, std::min<size_t>(m.bid.build_id_size, format::kBuildIdMax)});
-        for (RecordExtension* e : extensions_) e->on_exec_mapping(static_cast<pid_t>(m.pid), path, id);
-      }
+      if (!extensions_.empty() && (m->prot & PROT_EXEC)) tell_exec_mapping(w);
       return;
     }
     case format::kLost:
       write_lost(rec);
       return;
-    case format::kLostSamples: {
-      format::LostSamples l;
-      if (rec.size() >= sizeof l) {
-        std::memcpy(&l, rec.data(), sizeof l);
-        sum_.lost += l.lost;
-      }
+    case format::kLostSamples:
+      if (auto l = format::LostSamplesView::parse(rec)) sum_.lost += l->lost;
       write_kernel_record(rec);
       return;
-    }
     case format::kFork:
     case format::kExit: {
       write_kernel_record(rec);
-      if (!extensions_.empty() && rec.size() >= sizeof(format::ForkExit)) {
-        format::ForkExit f;
-        std::memcpy(&f, rec.data(), sizeof f);
-        for (RecordExtension* e : extensions_) {
-          if (h.type == format::kFork && f.pid != f.ppid) e->on_fork(static_cast<pid_t>(f.pid), static_cast<pid_t>(f.ppid));
-          if (h.type == format::kExit && f.pid == f.tid) e->on_exit(static_cast<pid_t>(f.pid));
-        }
+      auto f = extensions_.empty() ? std::nullopt : format::ForkExitView::parse(rec);
+      if (!f) return;
+      for (RecordExtension* e : extensions_) {
+        if (h.type == format::kFork && f->pid != f->ppid) e->on_fork(static_cast<pid_t>(f->pid), static_cast<pid_t>(f->ppid));
+        if (h.type == format::kExit && f->pid == f->tid) e->on_exit(static_cast<pid_t>(f->pid));
       }
       return;
     }
@@ -500,20 +486,23 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
 // readers count one or the other, never both (analysis::RecordingWalker).
 void Recorder::write_lost(std::span<const uint8_t> rec) {
   write_kernel_record(rec);
-  format::Lost l;
-  if (rec.size() < sizeof l) return;
-  std::memcpy(&l, rec.data(), sizeof l);
-  sum_.lost += l.lost;
-  format::LostSamples ls{};
-  ls.header.type = format::kLostSamples;
-  ls.header.size = static_cast<uint16_t>(rec.size() - sizeof l.id);
-  ls.lost = l.lost;
+  auto l = format::LostView::parse(rec);
+  if (!l) return;
+  sum_.lost += l->lost;
   uint8_t buf[256];
-  size_t trailer = rec.size() - sizeof l;
-  if (sizeof ls + trailer > sizeof buf) return;
-  std::memcpy(buf, &ls, sizeof ls);
-  std::memcpy(buf + sizeof ls, rec.data() + sizeof l, trailer);
-  write_kernel_record({buf, sizeof ls + trailer});
+  const auto sample_id = rec.subspan(sizeof(format::Lost));
+  if (size_t n = format::build_lost_samples(buf, l->lost, sample_id)) write_kernel_record({buf, n});
+}
+
+// An executable mapping (its MMAP2 as written: with the build id patched
+// in when one was found) for the extensions, which keep or probe its object.
+void Recorder::tell_exec_mapping(std::span<const uint8_t> mmap2) {
+  auto m = format::Mmap2View::parse(mmap2);
+  if (!m) return;
+  std::string path(m->filename);
+  BuildId id;
+  if (m->has_build_id()) id = BuildId::from_bytes(m->build_id);
+  for (RecordExtension* e : extensions_) e->on_exec_mapping(static_cast<pid_t>(m->pid), path, id);
 }
 
 bool Recorder::drain_all() {

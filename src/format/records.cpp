@@ -1,0 +1,258 @@
+#include "format/records.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "format/attr_sizes.h"
+#include "util/byte_reader.h"
+
+namespace sonde::format {
+
+namespace {
+
+// The fixed part of a record (T starts with its RecordHeader), when the
+// bytes hold all of it and the header names the expected type.
+template <typename T>
+bool read_fixed(ByteReader& r, uint32_t type, T& out) {
+  return r.read(out) && out.header.type == type;
+}
+
+// The text that starts at `r`: up to its NUL, or to the record's end when
+// there is none.
+void read_text(ByteReader& r, std::string_view& text, bool& terminated) {
+  terminated = r.cstring(text);
+  if (!terminated) text = {reinterpret_cast<const char*>(r.pos()), r.remaining()};
+}
+
+size_t clamp_build_id_size(size_t size) { return std::min(size, kBuildIdMax); }
+
+// Turns an MMAP2 into the build-id form (misc bit 14): the union holds the
+// id (at most 20 bytes, zero-filled after) instead of the inode. Both forms
+// have the same size, so a record can be rewritten in place.
+void set_mmap2_build_id(Mmap2Fixed& m, std::span<const uint8_t> id) {
+  std::memset(&m.inode, 0, sizeof m.inode);
+  m.bid.build_id_size = static_cast<uint8_t>(clamp_build_id_size(id.size()));
+  if (m.bid.build_id_size) std::memcpy(m.bid.build_id, id.data(), m.bid.build_id_size);
+  m.header.misc |= kMiscMmapBuildId;
+}
+
+}  // namespace
+
+std::optional<Mmap2View> Mmap2View::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  Mmap2Fixed f;
+  if (!read_fixed(r, kMmap2, f)) return std::nullopt;
+  Mmap2View v;
+  v.misc = f.header.misc;
+  v.pid = f.pid, v.tid = f.tid;
+  v.addr = f.addr, v.len = f.len, v.pgoff = f.pgoff;
+  if (v.has_build_id()) {
+    v.build_id = bytes.subspan(offsetof(Mmap2Fixed, bid.build_id), clamp_build_id_size(f.bid.build_id_size));
+  } else {
+    v.maj = f.inode.maj, v.min = f.inode.min;
+    v.ino = f.inode.ino, v.ino_generation = f.inode.ino_generation;
+  }
+  v.prot = f.prot, v.flags = f.flags;
+  read_text(r, v.filename, v.filename_terminated);
+  return v;
+}
+
+std::optional<MmapView> MmapView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  MmapFixed f;
+  if (!read_fixed(r, kMmap, f)) return std::nullopt;
+  MmapView v;
+  v.misc = f.header.misc;
+  v.pid = f.pid, v.tid = f.tid;
+  v.addr = f.addr, v.len = f.len, v.pgoff = f.pgoff;
+  read_text(r, v.filename, v.filename_terminated);
+  return v;
+}
+
+std::optional<CommView> CommView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  CommFixed f;
+  if (!read_fixed(r, kComm, f)) return std::nullopt;
+  CommView v;
+  v.misc = f.header.misc;
+  v.pid = f.pid, v.tid = f.tid;
+  read_text(r, v.comm, v.comm_terminated);
+  return v;
+}
+
+std::optional<ForkExitView> ForkExitView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  ForkExit f;
+  if (!r.read(f) || (f.header.type != kFork && f.header.type != kExit)) return std::nullopt;
+  return ForkExitView{f.header.misc, f.pid, f.ppid, f.tid, f.ptid, f.time};
+}
+
+std::optional<LostView> LostView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  Lost f;
+  if (!read_fixed(r, kLost, f)) return std::nullopt;
+  return LostView{f.id, f.lost};
+}
+
+std::optional<LostSamplesView> LostSamplesView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  LostSamples f;
+  if (!read_fixed(r, kLostSamples, f)) return std::nullopt;
+  return LostSamplesView{f.lost};
+}
+
+std::optional<HeaderBuildIdView> HeaderBuildIdView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  BuildIdRecordFixed f;
+  if (!read_fixed(r, kHeaderBuildId, f)) return std::nullopt;
+  HeaderBuildIdView v;
+  v.misc = f.header.misc;
+  v.pid = f.pid;
+  size_t size = kBuildIdMax;
+  if (f.header.misc & kMiscBuildIdSize)
+    size = clamp_build_id_size(f.size);
+  else
+    while (size > 0 && f.build_id[size - 1] == 0) --size;  // 20 bytes assumed, zero-padded
+  v.build_id = bytes.subspan(offsetof(BuildIdRecordFixed, build_id), size);
+  read_text(r, v.filename, v.filename_terminated);
+  return v;
+}
+
+uint64_t HeaderAttrView::id(size_t i) const { return load<uint64_t>(ids.data() + 8 * i); }
+
+std::optional<HeaderAttrView> HeaderAttrView::parse(std::span<const uint8_t> bytes, std::string* why) {
+  ByteReader r(bytes);
+  RecordHeader h;
+  if (!r.read(h) || h.type != kHeaderAttr) {
+    if (why) *why = "not a HEADER_ATTR record";
+    return std::nullopt;
+  }
+  HeaderAttrView v;
+  // attr.size tells how much of the record is the attr; the ids follow it.
+  const uint32_t attr_size = read_attr(bytes.subspan(sizeof h), v.attr, why);
+  if (attr_size == 0) return std::nullopt;
+  auto ids = bytes.subspan(sizeof h + attr_size);
+  v.ids = ids.first(ids.size() / 8 * 8);
+  return v;
+}
+
+std::optional<FeatureView> FeatureView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  FeatureFixed f;
+  if (!read_fixed(r, kHeaderFeature, f)) return std::nullopt;
+  return FeatureView{f.feat_id, bytes.subspan(sizeof f)};
+}
+
+std::optional<EventUpdateView> EventUpdateView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  EventUpdateFixed f;
+  if (!read_fixed(r, kEventUpdate, f)) return std::nullopt;
+  return EventUpdateView{f.type, f.id, bytes.subspan(sizeof f)};
+}
+
+std::optional<std::string_view> EventUpdateView::name() const {
+  if (type != kEventUpdateName) return std::nullopt;
+  ByteReader r(payload);
+  std::string_view s;
+  if (!r.cstring(s)) return std::nullopt;
+  return s;
+}
+
+std::optional<TracingDataView> TracingDataView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  RecordHeader h;
+  uint32_t size;
+  if (!r.read(h) || h.type != kHeaderTracingData || !r.read(size)) return std::nullopt;
+  return TracingDataView{size};
+}
+
+std::optional<AuxtraceView> AuxtraceView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  AuxtraceFixed f;
+  if (!read_fixed(r, kAuxtrace, f)) return std::nullopt;
+  return AuxtraceView{f.size};
+}
+
+RecordBuilder build_mmap2(const Mmap2View& m) {
+  Mmap2Fixed f{};
+  f.header = {kMmap2, static_cast<uint16_t>(m.misc & ~kMiscMmapBuildId), 0};
+  f.pid = m.pid, f.tid = m.tid;
+  f.addr = m.addr, f.len = m.len, f.pgoff = m.pgoff;
+  f.inode.maj = m.maj, f.inode.min = m.min;
+  f.inode.ino = m.ino, f.inode.ino_generation = m.ino_generation;
+  f.prot = m.prot, f.flags = m.flags;
+  if (!m.build_id.empty()) set_mmap2_build_id(f, m.build_id);
+  RecordBuilder b(kMmap2, f.header.misc);
+  b.raw().clear();  // the struct carries the header
+  b.put(f);
+  b.put_cstring(m.filename, 8);
+  return b;
+}
+
+RecordBuilder build_mmap(const MmapView& m) {
+  RecordBuilder b(kMmap, m.misc);
+  b.put(m.pid).put(m.tid).put(m.addr).put(m.len).put(m.pgoff);
+  b.put_cstring(m.filename, 8);
+  return b;
+}
+
+RecordBuilder build_comm(const CommView& c) {
+  RecordBuilder b(kComm, c.misc);
+  b.put(c.pid).put(c.tid);
+  b.put_cstring(c.comm, 8);
+  return b;
+}
+
+namespace {
+RecordBuilder build_fork_exit(uint32_t type, const ForkExitView& f) {
+  RecordBuilder b(type, f.misc);
+  b.put(f.pid).put(f.ppid).put(f.tid).put(f.ptid).put(f.time);
+  return b;
+}
+}  // namespace
+
+RecordBuilder build_fork(const ForkExitView& f) { return build_fork_exit(kFork, f); }
+RecordBuilder build_exit(const ForkExitView& f) { return build_fork_exit(kExit, f); }
+
+RecordBuilder build_lost(const LostView& l) {
+  RecordBuilder b(kLost, 0);
+  b.put(l.id).put(l.lost);
+  return b;
+}
+
+RecordBuilder build_header_build_id(const HeaderBuildIdView& v, size_t name_align, uint32_t type) {
+  BuildIdRecordFixed f{};
+  f.header = {type, static_cast<uint16_t>(v.misc | kMiscBuildIdSize), 0};
+  f.pid = v.pid;
+  f.size = static_cast<uint8_t>(clamp_build_id_size(v.build_id.size()));
+  if (f.size) std::memcpy(f.build_id, v.build_id.data(), f.size);
+  RecordBuilder b(type, f.header.misc);
+  b.raw().clear();  // the struct carries the header
+  b.put(f);
+  b.put_cstring(v.filename, name_align);
+  return b;
+}
+
+size_t build_lost_samples(std::span<uint8_t> out, uint64_t lost, std::span<const uint8_t> sample_id) {
+  const size_t size = sizeof(LostSamples) + sample_id.size();
+  if (size > out.size() || size > 0xffff) return 0;
+  LostSamples ls{};
+  ls.header = {kLostSamples, 0, static_cast<uint16_t>(size)};
+  ls.lost = lost;
+  std::memcpy(out.data(), &ls, sizeof ls);
+  if (!sample_id.empty()) std::memcpy(out.data() + sizeof ls, sample_id.data(), sample_id.size());
+  return size;
+}
+
+bool patch_mmap2_build_id(std::span<uint8_t> rec, std::span<const uint8_t> id) {
+  Mmap2Fixed m;
+  if (rec.size() < sizeof m) return false;
+  std::memcpy(&m, rec.data(), sizeof m);
+  if (m.header.type != kMmap2) return false;
+  set_mmap2_build_id(m, id);
+  std::memcpy(rec.data(), &m, sizeof m);
+  return true;
+}
+
+}  // namespace sonde::format
