@@ -64,7 +64,9 @@ TEST_F(RecordTargets, SystemWideCapturesTheProcess) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto f = read_recording(data_);
   EXPECT_EQ(f.bad_samples, 0u);
-  EXPECT_GT(f.samples_of_pid(static_cast<uint32_t>(victim_)), 300u);
+  // Captured at all, and more than a stray sample: the victim's share of
+  // the half second depends on how loaded the machine is (~2000 when idle).
+  EXPECT_GT(f.samples_of_pid(static_cast<uint32_t>(victim_)), 100u);
   auto sym = run({"perf", "script", "-i", data_, "-F", "pid,ip,sym"});
   EXPECT_EQ(sym.exit_code, 0) << sym.err;
   EXPECT_FALSE(has_perf_complaint(sym.err)) << sym.err;
