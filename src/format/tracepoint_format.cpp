@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstring>
 
 #include "util/byte_reader.h"
+#include "util/parse_int.h"
 
 namespace sonde::format {
 
@@ -24,7 +24,7 @@ bool attr_value(std::string_view line, std::string_view key, uint32_t& out) {
   auto v = line.substr(pos + key.size());
   auto end = v.find(';');
   v = trim(v.substr(0, end));
-  return std::from_chars(v.data(), v.data() + v.size(), out).ec == std::errc();
+  return parse_uint_into(v, out);
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ bool parse_tracepoint_format(std::string_view text, const std::string& system, T
       out.name = std::string(trim(t.substr(5)));
     } else if (t.starts_with("ID:")) {
       auto v = trim(t.substr(3));
-      std::from_chars(v.data(), v.data() + v.size(), out.id);
+      parse_uint_into(v, out.id);
     } else if (t.starts_with("field:")) {
       auto decl_end = t.find(';');
       if (decl_end == std::string_view::npos) continue;

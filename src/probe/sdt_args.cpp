@@ -4,7 +4,8 @@
 
 #include <array>
 #include <cctype>
-#include <charconv>
+
+#include "util/parse_int.h"
 
 namespace sonde::probe {
 namespace {
@@ -59,16 +60,16 @@ struct ParsedInt {
 
 // A C integer literal without its sign: decimal or 0x hex, the whole string.
 ParsedInt::Status parse_magnitude(std::string_view s, uint64_t& out) {
-  int base = 10;
+  IntSyntax syntax = IntSyntax::Decimal;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
+    syntax = IntSyntax::Hex;
     s.remove_prefix(2);
   }
-  if (s.empty()) return ParsedInt::kNotANumber;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-  if (p != s.data() + s.size()) return ParsedInt::kNotANumber;
-  if (ec == std::errc::result_out_of_range) return ParsedInt::kOutOfRange;
-  return ec == std::errc() ? ParsedInt::kOk : ParsedInt::kNotANumber;
+  auto r = parse_uint<uint64_t>(s, 0, UINT64_MAX, syntax);
+  if (r.error == IntError::AboveMax) return ParsedInt::kOutOfRange;
+  if (!r) return ParsedInt::kNotANumber;
+  out = r.value;
+  return ParsedInt::kOk;
 }
 
 // The magnitude as a signed 64-bit value, or out of range.
