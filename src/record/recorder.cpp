@@ -79,6 +79,12 @@ class SignalGuard {
     old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
   }
   ~SignalGuard() {
+    // Signals that came during the recording were the recording's to act on
+    // (a second SIGTERM, as `timeout` sends to its whole process group):
+    // left pending, the restored mask would deliver them at once and end
+    // the process before its summary line.
+    while (take() != 0) {
+    }
     ::signal(SIGPIPE, old_pipe_);
     ::sigprocmask(SIG_SETMASK, &old_, nullptr);
   }
