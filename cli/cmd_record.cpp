@@ -200,7 +200,7 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_flag("-z,--compress", a->compress, "Compress what is recorded with zstd (level 1), as perf record -z");
   auto* level = cmd->add_option("--compression-level", a->compression_level, "zstd level 1..22 (implies -z)");
   cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
-  cmd->add_flag("-v,--verbose", a->verbose, "One stderr line per event opened and per file written");
+  cmd->add_flag("-v,--verbose", a->verbose, "One stderr line per event opened (kernel id included) and for the output file");
   cmd->add_flag("-s,--stat", a->per_thread_counts,
                 "Per-thread counts (inherit_stat: a READ record per exiting thread; perf report -T shows them)");
   cmd->add_flag("-T,--timestamp", a->sample_time, "Sample timestamps (always recorded: accepted for perf's sake)");

@@ -66,7 +66,7 @@ struct RecordOptions {
   bool all_kernel = false;                 // --all-kernel: exclude_user on every event
   bool user_callchain = false;             // --user-callchain: exclude_callchain_kernel (with -g/--call-graph)
   bool lbr_callchain = false;              // --call-graph lbr: refused (needs a hardware PMU with LBR)
-  bool verbose = false;                    // -v: one stderr line per event opened, file written
+  bool verbose = false;                    // -v: one stderr line per event opened and for the output
   SwitchOutput switch_output;              // --switch-output, --switch-max-files
 
   std::vector<std::unique_ptr<RecordExtension>> extensions;
