@@ -5,6 +5,8 @@
 // found before recording starts never create the output file.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 
@@ -29,10 +31,14 @@ struct RecordArgs {
   bool no_buildid_cache = false;
   bool callchain = false, no_inherit = false, system_wide = false, quiet = false;
   bool compress = false;
+  bool per_thread_counts = false, sample_time = false, all_user = false, all_kernel = false;
+  bool user_callchain = false, verbose = false, no_buildid = false;
+  std::string switch_output, switch_max_files;
   std::string compression_level;
   // Given on the command line, even as "" (an empty value is an error, not
   // the default).
   bool freq_given = false, period_given = false, pages_given = false, level_given = false;
+  bool switch_given = false, max_files_given = false, buildid_mode_given = false;
   std::string output = "sonde.data";
   std::vector<std::string> command;
 };
@@ -60,10 +66,11 @@ std::vector<pid_t> parse_pids(const std::string& opt, const std::string& text) {
   return out;
 }
 
-// --call-graph fp | dwarf[,SIZE] (perf's syntax): 0 for fp, else the bytes
-// of user stack to copy with each sample (default 8192, as perf).
+// --call-graph fp | dwarf[,SIZE] | lbr (perf's syntax): 0 for fp (and lbr,
+// which the recorder refuses), else the bytes of user stack to copy with
+// each sample (default 8192, as perf).
 uint32_t parse_call_graph(const std::string& text) {
-  if (text == "fp") return 0;
+  if (text == "fp" || text == "lbr") return 0;
   if (text == "dwarf") return 8192;
   if (text.rfind("dwarf,", 0) == 0) {
     uint64_t size = parse_u64("--call-graph dwarf,SIZE", text.substr(6));
@@ -72,7 +79,7 @@ uint32_t parse_call_graph(const std::string& text) {
       throw_usage("invalid --call-graph '{}': the stack size must be a multiple of 8 from 8 to 65528", text);
     return static_cast<uint32_t>(size);
   }
-  throw_usage("unsupported --call-graph '{}' (fp, or dwarf[,SIZE])", text);
+  throw_usage("unsupported --call-graph '{}' (fp, dwarf[,SIZE] or lbr)", text);
 }
 
 // The recorder's own argv for FEAT_CMDLINE (main() does not pass it down).
@@ -97,6 +104,7 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   if (a.period_given) o.period = parse_u64("-c", a.period);
   if (a.pages_given) o.mmap_pages = parse_u64("-m", a.pages);
   if (!a.call_graph.empty()) o.user_stack_bytes = parse_call_graph(a.call_graph);
+  o.lbr_callchain = a.call_graph == "lbr";
   o.callchain = a.callchain || !a.call_graph.empty();
   o.inherit = !a.no_inherit;
   o.output = a.output;
@@ -108,6 +116,19 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   else if (a.buildid_mode == "kernel") o.build_id_mode = record::BuildIdMode::Kernel;
   else if (a.buildid_mode == "recorder") o.build_id_mode = record::BuildIdMode::Recorder;
   else throw_usage("invalid --buildid-mode '{}' (auto, kernel or recorder)", a.buildid_mode);
+  if (a.no_buildid && a.buildid_mode_given) throw_usage("-B and --buildid-mode cannot be used together");
+  if (a.no_buildid) o.build_id_mode = record::BuildIdMode::None;
+  o.per_thread_counts = a.per_thread_counts;
+  o.all_user = a.all_user;
+  o.all_kernel = a.all_kernel;
+  o.user_callchain = a.user_callchain;
+  o.verbose = a.verbose;
+  if (a.switch_given) o.switch_output = record::parse_switch_output(a.switch_output);
+  if (a.max_files_given) {
+    uint64_t n = parse_u64("--switch-max-files", a.switch_max_files);
+    if (n == 0) throw_usage("invalid --switch-max-files 0: keep at least 1 file");
+    o.switch_output.max_files = static_cast<size_t>(std::min<uint64_t>(n, SIZE_MAX));
+  }
   o.command = a.command;
   o.cmdline = argv;
   o.version = "sonde " SONDE_VERSION;
@@ -119,7 +140,8 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   } else if (a.compress) {
     o.compression_level = 1;  // perf's -z default: fast enough to keep up with the ring buffers
   }
-  if (!a.no_buildid_cache)
+  // -B keeps no binaries either, as perf's -B (no build-id, nothing to key them by).
+  if (!a.no_buildid_cache && !a.no_buildid)
     o.extensions.push_back(std::make_unique<record::BuildIdCacheKeeper>(BuildIdCache::default_root(a.buildid_dir)));
   // SDT: `-e %provider:event[@path]` specs are served by the probe module.
   o.extension_factory = [](const std::vector<std::string>& specs) {
@@ -134,9 +156,11 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
     if (o.compression_level > 0 && s.packed_bytes > 0)
       packed = fmt::format(" (zstd: {} bytes of records in {}, {:.1f}x)", s.plain_bytes, s.packed_bytes,
                            static_cast<double>(s.plain_bytes) / static_cast<double>(s.packed_bytes));
+    std::string where = o.output == "-" ? "stdout" : o.output;
+    if (o.switch_output.enabled) where = fmt::format("{} files {}.<timestamp>", s.files, o.output);
     std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s%s in %.3f s%s\n",
                  (unsigned long long)s.samples, (unsigned long long)s.lost, (unsigned long long)s.bytes,
-                 o.output == "-" ? "stdout" : o.output.c_str(), packed.c_str(), s.seconds,
+                 where.c_str(), packed.c_str(), s.seconds,
                  s.lost ? " (increase -m or lower -F to lose fewer)" : "");
   }
   exit_code = s.exit_status;
@@ -159,7 +183,9 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_option("--call-graph", a->call_graph,
                   "Call-chain mode: fp (as -g), or dwarf[,SIZE]: copy SIZE bytes of user stack (default 8192) and "
                   "the user registers with each sample, unwound with DWARF CFI when read (code without frame "
-                  "pointers)");
+                  "pointers); lbr needs a hardware PMU and is refused");
+  cmd->add_flag("--user-callchain", a->user_callchain,
+                "Call chains without their kernel part (exclude_callchain_kernel; with -g or --call-graph, as perf)");
   auto* pages = cmd->add_option("-m,--mmap-pages", a->pages, "Data pages per ring buffer, a power of two (default 256 = 1 MiB)");
   cmd->add_flag("--no-inherit", a->no_inherit, "Do not follow child tasks");
   cmd->add_option("-o,--output", a->output, "Output file, - for standard output")->capture_default_str();
@@ -167,15 +193,29 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_option("-t,--tid", a->tids, "Record existing threads TID[,TID...]");
   cmd->add_flag("-a,--all-cpus", a->system_wide, "System-wide: every process on every CPU");
   cmd->add_option("-C,--cpu", a->cpus, "System-wide on these CPUs only, e.g. 0,2-3");
-  cmd->add_option("--buildid-mode", a->buildid_mode,
+  auto* buildid_mode = cmd->add_option("--buildid-mode", a->buildid_mode,
                   "How MMAP2 records get build-ids: auto (kernel when supported), kernel (attr.build_id, the "
                   "recorder fills the gaps), recorder (the recorder reads every mapped object)")
       ->capture_default_str();
   cmd->add_flag("-z,--compress", a->compress, "Compress what is recorded with zstd (level 1), as perf record -z");
   auto* level = cmd->add_option("--compression-level", a->compression_level, "zstd level 1..22 (implies -z)");
   cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
+  cmd->add_flag("-v,--verbose", a->verbose, "One stderr line per event opened (kernel id included) and for the output file");
+  cmd->add_flag("-s,--stat", a->per_thread_counts,
+                "Per-thread counts (inherit_stat: a READ record per exiting thread; perf report -T shows them)");
+  cmd->add_flag("-T,--timestamp", a->sample_time, "Sample timestamps (always recorded: accepted for perf's sake)");
+  cmd->add_flag("--all-user", a->all_user, "Only user space (exclude_kernel on every event)");
+  cmd->add_flag("--all-kernel", a->all_kernel, "Only the kernel (exclude_user on every event)");
+  auto* switch_output = cmd->add_flag(
+      "--switch-output{signal}", a->switch_output,
+      "--switch-output[=signal|SIZE|TIME]: write OUTPUT.<timestamp> files, switching on SIGUSR2 (in every mode), "
+      "at SIZE bytes (B, K, M, G: 100M) or after TIME (s, m, h, d: 30s); each file is a complete recording");
+  auto* max_files = cmd->add_option("--switch-max-files", a->switch_max_files,
+                                    "With --switch-output: keep only the newest N files");
   cmd->add_flag("-N,--no-buildid-cache", a->no_buildid_cache,
                 "Do not keep the mapped binaries in the build-id cache (see docs/record.md)");
+  cmd->add_flag("-B,--no-buildid", a->no_buildid,
+                "No build-ids: MMAP2 records in the inode form, none read, nothing kept in the cache (docs/record.md)");
   cmd->add_option("--buildid-dir", a->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
   cmd->add_option("command", a->command,
                   "Workload to run: [--] CMD [ARGS...]; with -p/-t/-a it only sets how long to record");
@@ -186,7 +226,10 @@ void register_record(CLI::App& app, int& exit_code) {
       "Exit status: the command's (128+N if it died of signal N), else 0; 2 for malformed input "
       "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
       "or command, event not supported, output not writable). Input errors never create the output file.");
-  cmd->callback([a, freq, period, pages, level, &exit_code] {
+  cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, &exit_code] {
+    a->switch_given = switch_output->count() > 0;
+    a->max_files_given = max_files->count() > 0;
+    a->buildid_mode_given = buildid_mode->count() > 0;
     a->freq_given = freq->count() > 0;
     a->period_given = period->count() > 0;
     a->pages_given = pages->count() > 0;

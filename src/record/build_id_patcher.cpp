@@ -43,6 +43,7 @@ bool BuildIdPatcher::wants_build_id(std::string_view f) {
 
 std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_t end, uint64_t dev, uint64_t ino,
                                               std::string_view path) {
+  if (!enabled_) return std::nullopt;
   if (path == "[vdso]") return process_vdso_build_id(pid, start, end - start, vdso_scratch_);
   if (ino != 0) {
     Key k{dev, ino};
@@ -63,7 +64,7 @@ std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_
 }
 
 bool BuildIdPatcher::patch(std::span<uint8_t> rec) {
-  if (rec.size() < sizeof(format::Mmap2Fixed) + 1) return false;  // not even a one-byte name
+  if (!enabled_ || rec.size() < sizeof(format::Mmap2Fixed) + 1) return false;  // off, or not even a one-byte name
   auto m = format::Mmap2View::parse(rec);
   if (!m) return false;
   if (m->has_build_id()) return true;

@@ -41,6 +41,11 @@ class BuildIdPatcher {
 
   uint64_t files_read() const { return files_read_; }
 
+  // -B: no build-ids at all. lookup() finds none and patch() leaves every
+  // record as it is, so nothing is read.
+  void disable() { enabled_ = false; }
+  bool enabled() const { return enabled_; }
+
  private:
   struct Key {
     uint64_t dev, ino;
@@ -52,6 +57,7 @@ class BuildIdPatcher {
   std::unordered_map<Key, std::optional<BuildId>, KeyHash> by_inode_;
   std::unordered_map<std::string, std::optional<BuildId>> by_path_;
   uint64_t files_read_ = 0;
+  bool enabled_ = true;
   std::vector<uint8_t> vdso_scratch_;
 };
 

@@ -48,8 +48,11 @@ uint64_t kernel_text_address() {
   return 0;
 }
 
+// `notes`: the sysfs file holding the object's build-id note, read unless -B.
 void emit_kernel_mmap2(const SynthContext& ctx, uint64_t start, uint64_t len, const std::string& name,
-                       const std::optional<BuildId>& id) {
+                       const std::string& notes) {
+  std::optional<BuildId> id;
+  if (ctx.build_ids.enabled()) id = read_build_id_from_notes_file(notes);
   format::Mmap2View m;
   m.misc = format::kMiscKernel;
   m.pid = m.tid = static_cast<uint32_t>(-1);
@@ -72,8 +75,7 @@ void synthesize_kernel_maps(const SynthContext& ctx) {
   if (text != 0) {
     // Up to the top of the address space, as perf does; module maps that
     // follow take precedence for their ranges.
-    emit_kernel_mmap2(ctx, text, ~0ULL - text, "[kernel.kallsyms]_text",
-                      read_build_id_from_notes_file("/sys/kernel/notes"));
+    emit_kernel_mmap2(ctx, text, ~0ULL - text, "[kernel.kallsyms]_text", "/sys/kernel/notes");
   }
   auto modules = read_small_file("/proc/modules");
   if (!modules) return;
@@ -87,8 +89,7 @@ void synthesize_kernel_maps(const SynthContext& ctx) {
     bool sized = parse_uint_into(next_field(rest), size);
     for (int skipped = 0; skipped < 3; ++skipped) next_field(rest);  // refcount, deps, state
     if (name.empty() || !sized || !parse_uint_into(next_field(rest), addr, IntSyntax::HexOr0x) || addr == 0) continue;
-    emit_kernel_mmap2(ctx, addr, size, "[" + name + "]",
-                      read_build_id_from_notes_file("/sys/module/" + name + "/notes/.note.gnu.build-id"));
+    emit_kernel_mmap2(ctx, addr, size, "[" + name + "]", "/sys/module/" + name + "/notes/.note.gnu.build-id");
   }
 }
 

@@ -23,6 +23,7 @@
 #include "record/event_spec.h"
 #include "record/header_writer.h"
 #include "record/kernel_maps.h"
+#include "record/live_processes.h"
 #include "record/perf_event.h"
 #include "record/proc_synthesizer.h"
 #include "record/ring_buffer.h"
@@ -59,16 +60,18 @@ pid_t tgid_of(pid_t tid) {
   return tgid ? tgid.value : tid;
 }
 
-// Blocks SIGINT/SIGTERM/SIGCHLD for the recording and delivers them through
-// a signalfd in the poll set: no handler, no race between a check and poll().
+// Blocks SIGINT/SIGTERM/SIGCHLD (and SIGUSR2 with --switch-output) for the
+// recording and delivers them through a signalfd in the poll set: no
+// handler, no race between a check and poll().
 class SignalGuard {
  public:
-  SignalGuard() {
+  explicit SignalGuard(bool switch_signal) {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGCHLD);
+    if (switch_signal) sigaddset(&set, SIGUSR2);
     ::sigprocmask(SIG_BLOCK, &set, &old_);
     fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
     if (!fd_) throw_runtime("cannot create a signalfd: {}", errno_text(errno));
@@ -76,6 +79,12 @@ class SignalGuard {
     old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
   }
   ~SignalGuard() {
+    // Signals that came during the recording were the recording's to act on
+    // (a second SIGTERM, as `timeout` sends to its whole process group):
+    // left pending, the restored mask would deliver them at once and end
+    // the process before its summary line.
+    while (take() != 0) {
+    }
     ::signal(SIGPIPE, old_pipe_);
     ::sigprocmask(SIG_SETMASK, &old_, nullptr);
   }
@@ -129,13 +138,21 @@ class Recorder {
 
  private:
   void validate();
+  void validate_switch_output();
   perf_event_attr make_attr(const EventSpec& e, bool tracking) const;
   void open_events();
   void open_output();
   void write_preamble();
+  void write_metadata(const SynthContext& ctx);
+  void synthesize_tasks(const SynthContext& ctx);
+  bool switch_due() const;
+  void switch_output();
+  void finish_file();
   void enable();
   void loop();
   bool take_signals();
+  template <typename... Args>
+  void verbose(fmt::format_string<Args...> f, Args&&... args) const;
   void stop_sampling();
   void end_workload();
   bool drain_all();
@@ -170,6 +187,15 @@ class Recorder {
   std::unique_ptr<SignalGuard> signals_;
   Workload workload_;
   std::unique_ptr<format::StreamWriter> out_;
+  // --switch-output: the files done so far, what starts each new one, and
+  // when the current one was started (steady clock) and its preamble's size.
+  std::unique_ptr<RotatedFiles> rotated_;
+  LiveProcesses live_;
+  bool switch_requested_ = false;  // SIGUSR2
+  bool first_file_ = true;
+  std::chrono::steady_clock::time_point file_started_;
+  uint64_t preamble_bytes_ = 0;
+  std::vector<uint8_t> tracing_blob_;  // built once, written into every file
   std::unique_ptr<format::RecordCompressor> compressor_;  // -z, until the preamble is written
   std::vector<Ring> rings_;
   BuildIdPatcher build_ids_;
@@ -211,6 +237,13 @@ void Recorder::validate() {
   if (!tasks_ && !system_wide_ && opts_.command.empty())
     throw_usage("nothing to record: give a command after --, or -p, -t or -a");
   if (opts_.output.empty()) throw_usage("empty output path");
+  if (opts_.all_user && opts_.all_kernel) throw_usage("--all-user and --all-kernel cannot be used together");
+  validate_switch_output();
+  if (opts_.lbr_callchain) {
+    // LBR call stacks are a hardware feature (Intel's last branch records).
+    if (!has_cpu_pmu()) throw_runtime("--call-graph lbr is not supported on this machine (no hardware PMU)");
+    throw_runtime("--call-graph lbr is not supported by sonde (fp, or dwarf[,SIZE])");
+  }
 
   parsed_ = parse_events(opts_.events);
   if (!parsed_.extension_specs.empty()) {
@@ -249,7 +282,22 @@ void Recorder::validate() {
       kernel_build_ids_ = true;
       break;
     case BuildIdMode::Auto: kernel_build_ids_ = kernel_supports_build_id(); break;
+    case BuildIdMode::None:
+      kernel_build_ids_ = false;
+      build_ids_.disable();
+      break;
   }
+}
+
+void Recorder::validate_switch_output() {
+  const SwitchOutput& so = opts_.switch_output;
+  if (!so.enabled) {
+    if (so.max_files) throw_usage("--switch-max-files needs --switch-output");
+    return;
+  }
+  // A pipe cannot be renamed or started again: perf refuses it too.
+  if (opts_.output == "-") throw_usage("--switch-output cannot be used with -o - (a pipe has no files to switch)");
+  rotated_ = std::make_unique<RotatedFiles>(opts_.output, so.max_files);
 }
 
 perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
@@ -277,8 +325,16 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
   a.disabled = 1;
   a.inherit = opts_.inherit ? 1 : 0;
   a.enable_on_exec = records_workload() ? 1 : 0;
-  a.exclude_user = e.exclude_user;
-  a.exclude_kernel = e.exclude_kernel;
+  // --all-user / --all-kernel override the event's own :u/:k, as in perf.
+  a.exclude_user = opts_.all_kernel ? 1 : opts_.all_user ? 0 : e.exclude_user;
+  a.exclude_kernel = opts_.all_user ? 1 : opts_.all_kernel ? 0 : e.exclude_kernel;
+  // perf sets it only where call chains are recorded.
+  a.exclude_callchain_kernel = opts_.user_callchain && (sample_type_ & PERF_SAMPLE_CALLCHAIN) ? 1 : 0;
+  if (opts_.per_thread_counts) {
+    // perf record -s: each exiting thread's count comes as a READ record.
+    a.inherit_stat = 1;
+    a.read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  }
   a.exclude_guest = 1;
   a.sample_id_all = 1;
   // Wake the recorder when a buffer is half full; the poll timeout covers the rest.
@@ -326,6 +382,9 @@ void Recorder::open_events() {
       for (pid_t t : targets) {
         UniqueFd fd = open_event(ev.attr, t, cpus_[c], ev.spec.name);
         ev.ids.push_back(event_id(fd.get()));
+        verbose("opened {} (type {}, config {:#x}) on cpu {} for {}: id {}", ev.spec.name, ev.attr.type,
+                ev.attr.config, cpus_[c], t < 0 ? std::string("every task") : "pid " + std::to_string(t),
+                ev.ids.back());
         if (ring_owner[c] < 0) {
           ring_owner[c] = fd.get();
           rings_.push_back(Ring{std::make_unique<RingBuffer>(fd.get(), opts_.mmap_pages), nullptr});
@@ -348,9 +407,14 @@ void Recorder::open_events() {
   target.workload_pid = opts_.command.empty() || tasks_ ? -1 : workload_.pid();
   for (RecordExtension* ext : extensions_) {
     ext->prepare(target, events_.front().attr);
-    for (auto& d : ext->attrs()) ext_descs_.push_back(std::move(d));
-    for (int fd : ext->ring_fds())
+    for (auto& d : ext->attrs()) {
+      verbose("event {}: {} id(s), written by an extension", d.name, d.ids.size());
+      ext_descs_.push_back(std::move(d));
+    }
+    for (int fd : ext->ring_fds()) {
       rings_.push_back(Ring{std::make_unique<RingBuffer>(fd, opts_.mmap_pages), ext});
+      verbose("mapped an extension's ring buffer (fd {})", fd);
+    }
   }
 }
 
@@ -362,58 +426,97 @@ void Recorder::open_output() {
   int fd = ::open(opts_.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw_runtime("cannot create '{}': {}", opts_.output, errno_text(errno));
   out_ = std::make_unique<format::StreamWriter>(fd);
+  verbose("writing {}", opts_.output);
 }
 
+template <typename... Args>
+void Recorder::verbose(fmt::format_string<Args...> f, Args&&... args) const {
+  if (!opts_.verbose) return;
+  std::string line = "sonde record: " + fmt::format(f, std::forward<Args>(args)...) + "\n";
+  std::fputs(line.c_str(), stderr);
+}
+
+// Everything a stream holds before the kernel's records. With
+// --switch-output, every file starts with it: each is read on its own.
 void Recorder::write_preamble() {
+  // Each file is one zstd stream of its own (its reader starts decoding at
+  // its first COMPRESSED record); the first file's compressor was made in
+  // validate(), before any output existed.
+  if (!first_file_ && opts_.compression_level > 0)
+    compressor_ = std::make_unique<format::RecordCompressor>(opts_.compression_level);
+  SynthContext ctx{*out_, sample_type_, events_.front().ids.front(), build_ids_, opts_.user_stack_bytes != 0};
+  write_metadata(ctx);
+  synthesize_tasks(ctx);
+  out_->write_finished_init();
+  out_->flush();
+  preamble_bytes_ = out_->bytes_written();
+  file_started_ = std::chrono::steady_clock::now();
+  // Like perf -z: what is drained from the kernel is compressed, the
+  // preamble above stays plain.
+  if (compressor_) out_->compress_from_here(std::move(compressor_));
+}
+
+// Attrs, features, tracing data, the kernel's maps and the event names.
+void Recorder::write_metadata(const SynthContext& ctx) {
   HeaderInfo info;
   for (auto& ev : events_) info.events.push_back(format::EventDesc{ev.attr, ev.spec.name, ev.ids});
   for (auto& d : ext_descs_) info.events.push_back(d);
   info.cmdline = opts_.cmdline;
   info.version = opts_.version;
-  if (compressor_) {
-    info.compression_level = compressor_->level();
+  if (opts_.compression_level > 0) {
+    info.compression_level = opts_.compression_level;
     size_t ring = opts_.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     info.compressed_record_max = static_cast<uint32_t>(std::max(format::RecordCompressor::kSliceBytes, ring));
   }
   write_header(*out_, info);
 
-  // Tracing metadata after all attrs (perf binds formats to attrs when it reads it).
-  std::vector<Tracepoint> tps;
-  for (auto& ev : events_)
-    if (ev.spec.tracepoint) tps.push_back(ev.spec.tp);
-  for (auto& d : ext_descs_) {
-    Tracepoint tp;
-    if (d.attr.type == PERF_TYPE_TRACEPOINT && find_tracepoint_by_id(d.attr.config, tp)) tps.push_back(tp);
+  // Tracing metadata after all attrs (perf binds formats to attrs when it
+  // reads it). Read from tracefs once; every switched file gets the same.
+  if (first_file_) {
+    std::vector<Tracepoint> tps;
+    for (auto& ev : events_)
+      if (ev.spec.tracepoint) tps.push_back(ev.spec.tp);
+    for (auto& d : ext_descs_) {
+      Tracepoint tp;
+      if (d.attr.type == PERF_TYPE_TRACEPOINT && find_tracepoint_by_id(d.attr.config, tp)) tps.push_back(tp);
+    }
+    if (!tps.empty()) tracing_blob_ = build_tracing_data(tps);
   }
-  if (!tps.empty()) out_->write_tracing_data(build_tracing_data(tps));
+  if (!tracing_blob_.empty()) out_->write_tracing_data(tracing_blob_);
 
-  SynthContext ctx{*out_, sample_type_, events_.front().ids.front(), build_ids_, opts_.user_stack_bytes != 0};
   synthesize_kernel_maps(ctx);
   write_event_names(*out_, info.events);
+}
 
-  if (system_wide_) {
-    synthesize_all_processes(ctx);
-  } else if (records_workload()) {
+// The tasks that exist before the file's first kernel record. The first
+// file: every process with -a/-C, the -p/-t targets, or the workload's
+// COMM (its exec brings the rest). A switched file: every process with
+// -a/-C, else every recorded process alive now (targets, the workload and
+// their children), read from /proc as they are at the switch.
+void Recorder::synthesize_tasks(const SynthContext& ctx) {
+  if (system_wide_) return synthesize_all_processes(ctx);
+  if (!first_file_) {
+    for (pid_t p : live_.pids()) synthesize_process(ctx, p);
+    return;
+  }
+  if (records_workload()) {
     std::string base = opts_.command[0].substr(opts_.command[0].rfind('/') + 1);
     synthesize_comm(ctx, workload_.pid(), workload_.pid(), base.substr(0, 15));
-  } else {
-    std::vector<pid_t> done;
-    for (pid_t p : opts_.pids) {
-      synthesize_process(ctx, p);
-      done.push_back(p);
-    }
-    for (pid_t t : opts_.tids) {
-      pid_t pid = tgid_of(t);
-      if (std::find(done.begin(), done.end(), pid) != done.end()) continue;
-      synthesize_process(ctx, pid);
-      done.push_back(pid);
-    }
+    live_.add(workload_.pid());
+    return;
   }
-  out_->write_finished_init();
-  out_->flush();
-  // Like perf -z: what is drained from the kernel is compressed, the
-  // preamble above stays plain.
-  if (compressor_) out_->compress_from_here(std::move(compressor_));
+  std::vector<pid_t> done;
+  for (pid_t p : opts_.pids) {
+    synthesize_process(ctx, p);
+    done.push_back(p);
+  }
+  for (pid_t t : opts_.tids) {
+    pid_t pid = tgid_of(t);
+    if (std::find(done.begin(), done.end(), pid) != done.end()) continue;
+    synthesize_process(ctx, pid);
+    done.push_back(pid);
+  }
+  for (pid_t p : done) live_.add(p);
 }
 
 void Recorder::enable() {
@@ -460,8 +563,10 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
     case format::kFork:
     case format::kExit: {
       write_kernel_record(rec);
-      auto f = extensions_.empty() ? std::nullopt : format::ForkExitView::parse(rec);
+      auto f = extensions_.empty() && !rotated_ ? std::nullopt : format::ForkExitView::parse(rec);
       if (!f) return;
+      if (rotated_ && h.type == format::kFork) live_.on_fork(static_cast<pid_t>(f->pid), static_cast<pid_t>(f->ppid));
+      if (rotated_ && h.type == format::kExit) live_.on_exit(static_cast<pid_t>(f->pid), static_cast<pid_t>(f->tid));
       for (RecordExtension* e : extensions_) {
         if (h.type == format::kFork && f->pid != f->ppid) e->on_fork(static_cast<pid_t>(f->pid), static_cast<pid_t>(f->ppid));
         if (h.type == format::kExit && f->pid == f->tid) e->on_exit(static_cast<pid_t>(f->pid));
@@ -536,12 +641,54 @@ bool Recorder::targets_alive() const {
   return false;
 }
 
-// True when SIGINT/SIGTERM arrived (SIGCHLD only wakes the loop).
+// True when SIGINT/SIGTERM arrived (SIGCHLD only wakes the loop; SIGUSR2
+// asks for a switch, done after the next drain pass).
 bool Recorder::take_signals() {
   bool stop = false;
-  while (int sig = signals_->take())
-    if (sig != SIGCHLD) stop = true;
+  while (int sig = signals_->take()) {
+    if (sig == SIGUSR2) switch_requested_ = true;
+    else if (sig != SIGCHLD) stop = true;
+  }
   return stop;
+}
+
+// SIGUSR2 (in every --switch-output mode), a file holding SIZE bytes of
+// which some are records (a preamble larger than SIZE must not switch on
+// every pass), or a file older than TIME.
+bool Recorder::switch_due() const {
+  if (!rotated_) return false;
+  if (switch_requested_) return true;
+  const SwitchOutput& so = opts_.switch_output;
+  uint64_t bytes = out_->bytes_written();
+  if (so.size_bytes && bytes >= so.size_bytes && bytes > preamble_bytes_) return true;
+  return so.seconds && std::chrono::steady_clock::now() - file_started_ >= std::chrono::seconds(so.seconds);
+}
+
+// Called between drain passes: every record drained so far is in the
+// finished file, every later one goes to the new file.
+void Recorder::switch_output() {
+  finish_file();
+  first_file_ = false;
+  switch_requested_ = false;
+  open_output();
+  write_preamble();
+}
+
+// Flushes and closes the current file, counts it, and with --switch-output
+// renames it to OUTPUT.TIMESTAMP (dropping the oldest beyond
+// --switch-max-files).
+void Recorder::finish_file() {
+  out_->flush();
+  sum_.bytes += out_->bytes_written();
+  if (auto* c = out_->compressor()) {
+    sum_.plain_bytes += c->plain_bytes();
+    sum_.packed_bytes += c->compressed_bytes();
+  }
+  out_.reset();
+  if (!rotated_) return;
+  std::string name = rotated_->retire_current();
+  sum_.files = rotated_->retired();
+  if (!opts_.quiet) std::fprintf(stderr, "sonde record: wrote %s\n", name.c_str());
 }
 
 // Stops the kernel writing before anything else: under overload (-a -F max
@@ -588,6 +735,7 @@ void Recorder::loop() {
       if ((pfds[0].revents & POLLIN) && take_signals()) break;
     }
     drain_all();
+    if (switch_due()) switch_output();
     if (workload_mode && workload_.try_reap()) break;
     if (!targets_alive()) break;
   }
@@ -599,7 +747,7 @@ void Recorder::loop() {
 RecordSummary Recorder::run() {
   auto t0 = std::chrono::steady_clock::now();
   validate();
-  signals_ = std::make_unique<SignalGuard>();
+  signals_ = std::make_unique<SignalGuard>(rotated_ != nullptr);
   if (!opts_.command.empty())
     workload_.start(command_path_, opts_.command, signals_->old_mask(), opts_.output == "-");
   open_events();
@@ -608,12 +756,7 @@ RecordSummary Recorder::run() {
   enable();
   if (!opts_.command.empty()) workload_.go();
   loop();
-  out_->flush();
-  sum_.bytes = out_->bytes_written();
-  if (auto* c = out_->compressor()) {
-    sum_.plain_bytes = c->plain_bytes();
-    sum_.packed_bytes = c->compressed_bytes();
-  }
+  finish_file();
   sum_.build_ids_read = build_ids_.files_read();
   sum_.kernel_build_ids = kernel_build_ids_;
   sum_.exit_status = opts_.command.empty() ? 0 : workload_.exit_status();

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "record/record_extension.h"
+#include "record/switch_output.h"
 
 namespace sonde::record {
 
@@ -29,6 +30,7 @@ enum class BuildIdMode {
   Auto,      // kernel bit when the kernel supports it, else recorder
   Kernel,    // attr.build_id; the recorder still fills the inode-form MMAP2s the kernel sends
   Recorder,  // no kernel bit: the recorder reads every executable mapping's build-id
+  None,      // -B: no build-id anywhere (MMAP2s stay in the inode form, kernel maps included)
 };
 
 using ExtensionFactory =
@@ -56,6 +58,16 @@ struct RecordOptions {
   std::string version = "sonde";           // FEAT_VERSION
   bool quiet = false;                      // no summary line
   int compression_level = 0;               // -z / --compression-level: zstd level 1..22, 0 = off
+  // -s: per-thread counts, as perf record -s: inherit_stat and the enabled/
+  // running times in read_format, so the kernel writes a READ record with
+  // each exiting thread's count (perf report -T shows them).
+  bool per_thread_counts = false;
+  bool all_user = false;                   // --all-user: exclude_kernel on every event
+  bool all_kernel = false;                 // --all-kernel: exclude_user on every event
+  bool user_callchain = false;             // --user-callchain: exclude_callchain_kernel (with -g/--call-graph)
+  bool lbr_callchain = false;              // --call-graph lbr: refused (needs a hardware PMU with LBR)
+  bool verbose = false;                    // -v: one stderr line per event opened and for the output
+  SwitchOutput switch_output;              // --switch-output, --switch-max-files
 
   std::vector<std::unique_ptr<RecordExtension>> extensions;
   ExtensionFactory extension_factory;
@@ -71,6 +83,7 @@ struct RecordSummary {
   uint64_t dropped_records = 0;  // kernel record types perf 6.1 does not know
   uint64_t build_ids_read = 0;   // objects whose build-id the recorder read itself
   bool kernel_build_ids = false;
+  uint64_t files = 1;            // output files written (more than one with --switch-output)
   int exit_status = 0;           // the workload's, or 0
 };
 

@@ -33,7 +33,7 @@ TEST(RecordCli, BadInputIsOneLineWithTheDocumentedExitCodeAndNoOutputFile) {
       {{"-C", "3-1"}, 2, "invalid CPU list '3-1'"},
       {{"-C", "4095"}, 2, "is not online"},
       {{"-m", "3"}, 2, "power of two"},
-      {{"--call-graph", "lbr"}, 2, "unsupported --call-graph 'lbr' (fp, or dwarf[,SIZE])"},
+      {{"--call-graph", "xyz"}, 2, "unsupported --call-graph 'xyz' (fp, dwarf[,SIZE] or lbr)"},
       {{"--call-graph", "dwarf,100"}, 2, "multiple of 8 from 8 to 65528"},
       {{"--call-graph", "dwarf,0"}, 2, "multiple of 8 from 8 to 65528"},
       {{"--call-graph", "dwarf,65536"}, 2, "multiple of 8 from 8 to 65528"},
@@ -45,6 +45,13 @@ TEST(RecordCli, BadInputIsOneLineWithTheDocumentedExitCodeAndNoOutputFile) {
       {{"-t", "999999998"}, 1, "thread 999999998 does not exist"},
       {{"-p", "1", "-a"}, 2, "-p/-t cannot be combined with -a/-C"},
       {{"-e", "%sdt_nope:probe"}, 2, "'%sdt_nope:probe'"},
+      {{"--all-user", "--all-kernel"}, 2, "--all-user and --all-kernel cannot be used together"},
+      {{"-B", "--buildid-mode", "kernel"}, 2, "-B and --buildid-mode cannot be used together"},
+      {{"--switch-output=12X"}, 2, "invalid --switch-output '12X'"},
+      {{"--switch-output=0M"}, 2, "invalid --switch-output '0M'"},
+      {{"--switch-max-files", "2"}, 2, "--switch-max-files needs --switch-output"},
+      {{"--switch-output", "--switch-max-files", "0"}, 2, "invalid --switch-max-files 0"},
+      {{"--switch-output", "--switch-max-files", "x"}, 2, "invalid --switch-max-files 'x'"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> argv = {sonde_bin(), "record", "-o", out};
@@ -78,6 +85,11 @@ TEST(RecordCli, HardwareEventWithoutAPmuSaysNotSupported) {
     EXPECT_EQ(r.err, "sonde: event '" + ev + "' is not supported on this machine (no hardware PMU)\n");
     EXPECT_FALSE(file_exists(dir / "hw.data"));
   }
+  // LBR call stacks are a hardware PMU's too.
+  auto lbr = run({sonde_bin(), "record", "--call-graph", "lbr", "-o", dir / "lbr.data", "--", "true"});
+  EXPECT_EQ(lbr.exit_code, 1);
+  EXPECT_EQ(lbr.err, "sonde: --call-graph lbr is not supported on this machine (no hardware PMU)\n");
+  EXPECT_FALSE(file_exists(dir / "lbr.data"));
 }
 
 TEST(RecordCli, ExitsWithTheWorkloadsStatus) {
