@@ -61,25 +61,31 @@ pid_t tgid_of(pid_t tid) {
 
 // Blocks SIGINT/SIGTERM/SIGCHLD for the recording and delivers them through
 // a signalfd in the poll set: no handler, no race between a check and poll().
+// With `own_signals` false (RecordOptions::stop_fd) only SIGPIPE is set.
 class SignalGuard {
  public:
-  SignalGuard() {
+  explicit SignalGuard(bool own_signals) {
+    // A closed reader of `-o -` must turn into a write error, not a silent death.
+    old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
+    if (!own_signals) {
+      ::pthread_sigmask(SIG_BLOCK, nullptr, &old_);
+      return;
+    }
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGCHLD);
-    ::sigprocmask(SIG_BLOCK, &set, &old_);
+    ::pthread_sigmask(SIG_BLOCK, &set, &old_);
     fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-    if (!fd_) throw_runtime("cannot create a signalfd: {}", errno_text(errno));
-    // A closed reader of `-o -` must turn into a write error, not a silent death.
-    old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
+    if (!fd_) {
+      int e = errno;
+      restore();
+      throw_runtime("cannot create a signalfd: {}", errno_text(e));
+    }
   }
-  ~SignalGuard() {
-    ::signal(SIGPIPE, old_pipe_);
-    ::sigprocmask(SIG_SETMASK, &old_, nullptr);
-  }
-  int fd() const { return fd_.get(); }
+  ~SignalGuard() { restore(); }
+  int fd() const { return fd_.get(); }  // -1 without own_signals
   const sigset_t& old_mask() const { return old_; }
   // The next pending signal, 0 if none.
   int take() {
@@ -89,6 +95,11 @@ class SignalGuard {
   }
 
  private:
+  void restore() {
+    ::signal(SIGPIPE, old_pipe_);
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
   sigset_t old_{};
   UniqueFd fd_;
   sighandler_t old_pipe_ = SIG_DFL;
@@ -135,6 +146,7 @@ class Recorder {
   void write_preamble();
   void enable();
   void loop();
+  int stop_fd() const;
   bool take_signals();
   void stop_sampling();
   void end_workload();
@@ -210,7 +222,7 @@ void Recorder::validate() {
   if (tasks_ && system_wide_) throw_usage("-p/-t cannot be combined with -a/-C");
   if (!tasks_ && !system_wide_ && opts_.command.empty())
     throw_usage("nothing to record: give a command after --, or -p, -t or -a");
-  if (opts_.output.empty()) throw_usage("empty output path");
+  if (opts_.output_fd < 0 && opts_.output.empty()) throw_usage("empty output path");
 
   parsed_ = parse_events(opts_.events);
   if (!parsed_.extension_specs.empty()) {
@@ -355,6 +367,12 @@ void Recorder::open_events() {
 }
 
 void Recorder::open_output() {
+  if (opts_.output_fd >= 0) {
+    int fd = ::fcntl(opts_.output_fd, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) throw_runtime("cannot write the recording: {}", errno_text(errno));
+    out_ = std::make_unique<format::StreamWriter>(fd);
+    return;
+  }
   if (opts_.output == "-") {
     out_ = std::make_unique<format::StreamWriter>(STDOUT_FILENO);
     return;
@@ -536,8 +554,14 @@ bool Recorder::targets_alive() const {
   return false;
 }
 
-// True when SIGINT/SIGTERM arrived (SIGCHLD only wakes the loop).
+// The fd whose readability ends the recording: the signalfd, or the
+// caller's stop_fd.
+int Recorder::stop_fd() const { return opts_.stop_fd >= 0 ? opts_.stop_fd : signals_->fd(); }
+
+// True when SIGINT/SIGTERM arrived (SIGCHLD only wakes the loop), or, with
+// a stop_fd, always: it is only asked once poll() found stop_fd readable.
 bool Recorder::take_signals() {
+  if (opts_.stop_fd >= 0) return true;
   bool stop = false;
   while (int sig = signals_->take())
     if (sig != SIGCHLD) stop = true;
@@ -558,10 +582,10 @@ void Recorder::stop_sampling() {
 void Recorder::end_workload() {
   if (!workload_.running()) return;
   workload_.kill(SIGTERM);
-  pollfd pfds[2] = {{signals_->fd(), POLLIN, 0}, {workload_.pidfd(), POLLIN, 0}};
+  pollfd pfds[2] = {{stop_fd(), POLLIN, 0}, {workload_.pidfd(), POLLIN, 0}};
   while (!workload_.try_reap()) {
     ::poll(pfds, 2, kPollTimeoutMs);
-    if (take_signals()) workload_.kill(SIGKILL);
+    if ((pfds[0].revents & POLLIN) && take_signals()) workload_.kill(SIGKILL);
   }
 }
 
@@ -570,7 +594,7 @@ void Recorder::end_workload() {
 // the buffers hold: bounded by their size, whatever the load.
 void Recorder::loop() {
   std::vector<pollfd> pfds;
-  pfds.push_back({signals_->fd(), POLLIN, 0});
+  pfds.push_back({stop_fd(), POLLIN, 0});
   size_t first_ring = 1;
   if (workload_.pidfd() >= 0 && workload_.running()) {
     pfds.push_back({workload_.pidfd(), POLLIN, 0});
@@ -599,7 +623,7 @@ void Recorder::loop() {
 RecordSummary Recorder::run() {
   auto t0 = std::chrono::steady_clock::now();
   validate();
-  signals_ = std::make_unique<SignalGuard>();
+  signals_ = std::make_unique<SignalGuard>(opts_.stop_fd < 0);
   if (!opts_.command.empty())
     workload_.start(command_path_, opts_.command, signals_->old_mask(), opts_.output == "-");
   open_events();
