@@ -301,7 +301,7 @@ class ProfileBuilder::Impl {
     if (!f.map && !f.kernel) k.where = f.addr ^ (uint64_t(pid) << 48);
     auto [known, fresh] = location_index_.find_or_insert(k, static_cast<uint32_t>(profile_.locations.size()));
     if (!fresh) return known;
-    // Named in finish(); the symbol is looked up on the resolver thread now.
+    // Named in finish() or take_interval(); the symbol is looked up on the resolver thread now.
     resolving_.add(f, pid);
     pending_.push_back({f, pid});
     ProfileLocation loc;
