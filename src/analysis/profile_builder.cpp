@@ -29,9 +29,24 @@ std::string event_unit(const perf_event_attr& a) {
   return "events";
 }
 
-class Builder {
+// An event whose samples all carry period 0 (bpf-output: SDT probe hits in
+// recordings older than the recorder's fix, or perf's own) counts its
+// samples instead: else every row would be 0%.
+void count_samples_as_period(Profile& p) {
+  for (size_t ev = 0; ev < p.events.size(); ++ev) {
+    auto& pe = p.events[ev];
+    if (pe.period != 0 || pe.samples == 0) continue;
+    pe.period = pe.samples;
+    for (auto& ps : p.samples)
+      if (ps.event == ev) ps.period = ps.count;
+  }
+}
+
+}  // namespace
+
+class ProfileBuilder::Impl {
  public:
-  Builder(Symbolizer& sym, const ProfileOptions& opts) : resolver_(sym), resolving_(resolver_), opts_(opts) {}
+  Impl(Symbolizer& sym, const ProfileOptions& opts) : resolver_(sym), resolving_(resolver_), opts_(opts) {}
 
   void on_sample(const Sample& s, const AddressSpace& space) {
     const auto& f = opts_.filter;
@@ -145,32 +160,45 @@ class Builder {
   // Names every location once the walk is over: the symbols were looked up
   // on the resolver thread meanwhile (in location order).
   void finish() {
-    const std::vector<ResolvedSymbol>& symbols = resolving_.finish();
-    for (size_t i = 0; i < pending_.size(); ++i) {
-      const auto& [f, pid] = pending_[i];
-      ProfileLocation& loc = profile_.locations[i];
-      const ResolvedSymbol& r = symbols[i];
-      loc.function = function(r, f, loc.mapping);
-      loc.symbol_offset = r.offset;
-      if ((opts_.inline_frames || opts_.srclines) && r.resolved()) add_lines(loc, f, pid);
-    }
-    pending_.clear();
-    // An event whose samples all carry period 0 (bpf-output: SDT probe hits
-    // in recordings older than the recorder's fix, or perf's own) counts
-    // its samples instead: else every row would be 0%.
-    for (size_t ev = 0; ev < profile_.events.size(); ++ev) {
-      auto& pe = profile_.events[ev];
-      if (pe.period != 0 || pe.samples == 0) continue;
-      pe.period = pe.samples;
-      for (auto& ps : profile_.samples)
-        if (ps.event == ev) ps.period = ps.count;
-    }
+    name_locations(resolving_.finish(), 0, true);
+    count_samples_as_period(profile_);
+  }
+
+  // Live: names the new locations (waiting for their symbols), copies the
+  // profile out and starts the next interval with no samples; the tables
+  // (strings, locations, stack nodes, ...) stay, so ids keep their meaning.
+  void take_interval(Profile& out) {
+    live_symbols_.clear();
+    resolving_.resolved_since(named_, live_symbols_);
+    name_locations(live_symbols_, named_, false);
+    out = profile_;
+    count_samples_as_period(out);
+    profile_.samples.clear();
+    sample_index_.clear();
+    std::fill(node_sample_.begin(), node_sample_.end(), UINT32_MAX);
+    for (auto& pe : profile_.events) pe.samples = pe.period = 0;
   }
 
   Profile take() { return std::move(profile_); }
   Profile& profile() { return profile_; }
 
  private:
+  // Names locations [named_, size): symbols[i - first] is location i's.
+  // Inline frames and source lines (`with_lines`) only once the resolver
+  // thread is done: they use the symbolizer it owns until then.
+  void name_locations(const std::vector<ResolvedSymbol>& symbols, size_t first, bool with_lines) {
+    for (size_t i = named_; i < profile_.locations.size(); ++i) {
+      const auto& [f, pid] = pending_[i - named_];
+      ProfileLocation& loc = profile_.locations[i];
+      const ResolvedSymbol& r = symbols[i - first];
+      loc.function = function(r, f, loc.mapping);
+      loc.symbol_offset = r.offset;
+      if (with_lines && (opts_.inline_frames || opts_.srclines) && r.resolved()) add_lines(loc, f, pid);
+    }
+    pending_.clear();
+    named_ = profile_.locations.size();
+  }
+
   struct SampleKey {
     uint32_t event, pid, tid, cpu, comm, node;
     bool operator==(const SampleKey&) const = default;
@@ -273,7 +301,7 @@ class Builder {
     if (!f.map && !f.kernel) k.where = f.addr ^ (uint64_t(pid) << 48);
     auto [known, fresh] = location_index_.find_or_insert(k, static_cast<uint32_t>(profile_.locations.size()));
     if (!fresh) return known;
-    // Named in finish(); the symbol is looked up on the resolver thread now.
+    // Named in finish() or take_interval(); the symbol is looked up on the resolver thread now.
     resolving_.add(f, pid);
     pending_.push_back({f, pid});
     ProfileLocation loc;
@@ -332,8 +360,10 @@ class Builder {
 
   SymbolResolver resolver_;
   ResolverThread resolving_;  // owns resolver_ until finish()
-  std::vector<std::pair<Frame, uint32_t>> pending_;  // (frame, pid) of each location, until finish()
-  const ProfileOptions& opts_;
+  std::vector<std::pair<Frame, uint32_t>> pending_;  // (frame, pid) of locations [named_, size)
+  size_t named_ = 0;  // locations [0, named_) have their function
+  std::vector<ResolvedSymbol> live_symbols_;  // take_interval()'s, reused
+  const ProfileOptions opts_;
   Profile profile_;
   std::vector<Frame> frames_;
   std::vector<InlineFrame> inlines_;
@@ -363,14 +393,24 @@ class Builder {
   StringId last_comm_id_ = 0;
 };
 
-}  // namespace
+ProfileBuilder::ProfileBuilder(Symbolizer& symbolizer, const ProfileOptions& options)
+    : impl_(std::make_unique<Impl>(symbolizer, options)) {}
+ProfileBuilder::~ProfileBuilder() = default;
+
+void ProfileBuilder::add(const Sample& s, const AddressSpace& space) { impl_->on_sample(s, space); }
+
+void ProfileBuilder::take_interval(Profile& out) { impl_->take_interval(out); }
+
+Profile ProfileBuilder::finish() {
+  impl_->finish();
+  return impl_->take();
+}
 
 Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const ProfileOptions& options) {
   RecordingWalker walker(reader, dwarf_unwinding(symbolizer.options().cache_root));
-  Builder b(symbolizer, options);
-  walker.run([&](const Sample& s) { b.on_sample(s, walker.space()); }, nullptr, options.progress);
-  b.finish();
-  Profile& p = b.profile();
+  ProfileBuilder b(symbolizer, options);
+  walker.run([&](const Sample& s) { b.add(s, walker.space()); }, nullptr, options.progress);
+  Profile p = b.finish();
   const auto& session = walker.session();
   p.hostname = session.feature_string(kFeatHostname).value_or("");
   p.os_release = session.feature_string(kFeatOsRelease).value_or("");
@@ -386,7 +426,7 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   if (const DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty()) p.notes.push_back(u->note());
   if (walker.stats().bad_samples)
     p.notes.push_back(fmt::format("skipped {} malformed samples ({})", walker.stats().bad_samples, walker.stats().first_bad_sample));
-  return b.take();
+  return p;
 }
 
 }  // namespace sonde::analysis

@@ -6,10 +6,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "format/sample.h"
 #include "format/stream_reader.h"
+#include "analysis/address_space.h"
 #include "analysis/profile.h"
 #include "symbol/symbolizer.h"
 
@@ -35,6 +38,32 @@ struct ProfileOptions {
   bool split_by_cpu = true;
   // Called with (bytes read, input size or 0) now and then.
   std::function<void(uint64_t, uint64_t)> progress;
+};
+
+// build_profile's engine, one sample at a time: a live reader (`sonde top`)
+// adds samples as its walk delivers them and takes each interval's.
+class ProfileBuilder {
+ public:
+  ProfileBuilder(Symbolizer& symbolizer, const ProfileOptions& options);
+  ~ProfileBuilder();
+  ProfileBuilder(const ProfileBuilder&) = delete;
+  ProfileBuilder& operator=(const ProfileBuilder&) = delete;
+
+  // One sample, in the walk's order. Allocates only for what it has not
+  // seen before (a location, stack node, thread or aggregate key).
+  void add(const format::Sample& s, const AddressSpace& space);
+  // Live use: names the locations added so far (waiting for their symbols)
+  // and copies into `out` every table so far with the samples added since
+  // the last call, which are then dropped here. No inline frames or source
+  // lines (those need the symbolizer, which the resolver thread owns until
+  // finish()).
+  void take_interval(Profile& out);
+  // Names every location and returns the whole profile. Call once, last.
+  Profile finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 Profile build_profile(format::RecordReader& reader, Symbolizer& symbolizer, const ProfileOptions& options);

@@ -109,6 +109,18 @@ void RecordOrderer::publish(bool last) {
   if (wake) changed_.notify_all();
 }
 
+// A caller that waits for records gets what a round released at once, not
+// when a batch fills: a live reader (`sonde top`, reading a recorder's pipe)
+// would otherwise see its samples seconds late. A busy caller (a report of
+// a file) still gets whole batches.
+void RecordOrderer::publish_if_awaited() {
+  {
+    std::lock_guard lock(mu_);
+    if (!caller_waiting_ || building_.empty()) return;
+  }
+  publish(false);
+}
+
 void RecordOrderer::emit(const Ref& r) {
   building_.push_back(r);
   building_bytes_ += r.size + r.trailing;
@@ -141,6 +153,7 @@ void RecordOrderer::read_all() {
       if (rec.header.type == kFinishedRound) {
         flush_until(limit_);
         limit_ = max_time_;
+        publish_if_awaited();
         continue;
       }
       if (rec.header.type > kMaxUserType || (rec.header.type > kMaxKernelType && rec.header.type < kHeaderAttr))

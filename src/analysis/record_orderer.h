@@ -100,6 +100,7 @@ class RecordOrderer {
   void release(Chunk* c, uint32_t records);
   void emit(const Ref& r);
   void flush_until(uint64_t limit);
+  void publish_if_awaited();
   void publish(bool last);
 
   format::RecordReader& reader_;

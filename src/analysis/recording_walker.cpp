@@ -36,10 +36,12 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
     }
     case kLost:
       if (auto l = LostView::parse(rec.bytes)) lost_in_lost_records_ += l->lost;
+      count_lost();
       break;
     case kLostSamples:
       if (auto l = LostSamplesView::parse(rec.bytes)) lost_in_lost_samples_ += l->lost;
       saw_lost_samples_ = true;
+      count_lost();
       break;
     default:
       break;
@@ -74,11 +76,15 @@ void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
   stats_.truncated_bytes = st.truncated_bytes;
   stats_.stop_error = st.stop_error;
   stats_.unknown_records = st.unknown_records;
-  // One loss, two records: perf (from the events' PERF_FORMAT_LOST counts)
-  // and sonde (one per LOST) write LOST_SAMPLES for the samples that a LOST
-  // record already reported. Like perf's "Total Lost Samples", count the
-  // LOST_SAMPLES; only a recording without any (an older perf or kernel)
-  // falls back to the LOST records.
+}
+
+// One loss, two records: perf (from the events' PERF_FORMAT_LOST counts)
+// and sonde (one per LOST) write LOST_SAMPLES for the samples that a LOST
+// record already reported. Like perf's "Total Lost Samples", count the
+// LOST_SAMPLES; only a recording without any (an older perf or kernel)
+// falls back to the LOST records. Kept current during the walk (a live
+// reader shows it).
+void RecordingWalker::count_lost() {
   stats_.lost_samples = saw_lost_samples_ ? lost_in_lost_samples_ : lost_in_lost_records_;
 }
 

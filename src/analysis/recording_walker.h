@@ -24,7 +24,7 @@ namespace sonde::analysis {
 struct WalkStats {
   uint64_t records = 0;
   uint64_t samples = 0;
-  uint64_t lost_samples = 0;   // LOST_SAMPLES records' sum, else LOST records' (see run())
+  uint64_t lost_samples = 0;   // LOST_SAMPLES records' sum, else LOST records' (see count_lost())
   uint64_t bad_samples = 0;    // samples that did not decode
   std::string first_bad_sample;  // why the first one failed
   uint64_t truncated_bytes = 0;
@@ -59,6 +59,7 @@ class RecordingWalker {
  private:
   void deliver(const format::RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record);
   DwarfUnwinder* unwinder_for_this_recording();
+  void count_lost();
 
   format::RecordReader& reader_;
   format::Session session_;

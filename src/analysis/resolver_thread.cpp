@@ -46,10 +46,14 @@ void ResolverThread::work() {
       {
         std::unique_lock lock(mu_);
         idle_ = true;
+        idle_now_.notify_all();
         wake_.wait(lock, [&] { return stop_ || closing_ || !incoming_.empty(); });
         idle_ = false;
-        if (stop_) return;
-        if (incoming_.empty() && closing_) return;
+        if (stop_ || (incoming_.empty() && closing_)) {
+          exited_ = true;  // mu_ is held here
+          idle_now_.notify_all();
+          return;
+        }
         batch.swap(incoming_);
       }
       // Each location is queued once: nothing to remember per address.
@@ -58,7 +62,24 @@ void ResolverThread::work() {
     }
   } catch (...) {
     failure_ = std::current_exception();
+    exit_worker();
   }
+}
+
+// After a failure, outside the lock.
+void ResolverThread::exit_worker() {
+  std::lock_guard lock(mu_);
+  exited_ = true;
+  idle_now_.notify_all();
+}
+
+void ResolverThread::resolved_since(size_t from, std::vector<ResolvedSymbol>& out) {
+  std::unique_lock lock(mu_);
+  wake_.notify_one();
+  idle_now_.wait(lock, [&] { return exited_ || (idle_ && incoming_.empty()); });
+  if (failure_) std::rethrow_exception(failure_);
+  // The worker waits on mu_ (held here), so results_ is stable.
+  for (size_t i = from; i < results_.size(); ++i) out.push_back(results_[i]);
 }
 
 const std::vector<ResolvedSymbol>& ResolverThread::finish() {

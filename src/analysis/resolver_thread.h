@@ -36,6 +36,10 @@ class ResolverThread {
   // Waits until every queued frame is resolved and returns the symbols in
   // the order the frames were added. Rethrows what the worker threw.
   const std::vector<ResolvedSymbol>& finish();
+  // For a live reader (`sonde top`): waits until every frame queued so far
+  // is resolved, then appends the symbols of frames [from, queued) to `out`;
+  // the worker goes on afterwards. Rethrows what the worker threw.
+  void resolved_since(size_t from, std::vector<ResolvedSymbol>& out);
 
  private:
   struct Request {
@@ -43,16 +47,19 @@ class ResolverThread {
     uint32_t pid;
   };
   void work();
+  void exit_worker();
 
   SymbolResolver& resolver_;
   std::mutex mu_;
   std::condition_variable wake_;
+  std::condition_variable idle_now_;  // the worker went idle (for resolved_since)
   std::vector<Request> incoming_;  // guarded by mu_
   bool closing_ = false;           // guarded by mu_
   bool idle_ = false;              // guarded by mu_: the worker waits for work
   std::vector<bool> seen_maps_;    // the caller's: mappings already queued
   bool seen_kernel_ = false;       // the caller's
   bool stop_ = false;              // guarded by mu_
+  bool exited_ = false;            // guarded by mu_: the worker returned
   std::exception_ptr failure_;     // written by the worker before it exits
   std::vector<ResolvedSymbol> results_;  // the worker's until finish()
   std::thread worker_;

@@ -26,6 +26,15 @@ ByteSource::ByteSource(const std::string& path) {
     fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   }
   if (!fd_) throw_runtime("cannot open {}: {}", path == "-" ? "standard input" : path, errno_text(errno));
+  inspect(path);
+}
+
+ByteSource::ByteSource(UniqueFd fd) : fd_(std::move(fd)) {
+  if (!fd_) throw_runtime("cannot read the recording: no file descriptor");
+  inspect("the recording");
+}
+
+void ByteSource::inspect(const std::string& path) {
   struct stat st {};
   if (::fstat(fd_.get(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw_runtime("cannot read {}: it is a directory", path);

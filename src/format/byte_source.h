@@ -21,6 +21,8 @@ class ByteSource {
  public:
   // Opens path ("-" = stdin). Throws sonde::Error on failure.
   explicit ByteSource(const std::string& path);
+  // Reads an fd the caller opened (a pipe from an in-process recorder).
+  explicit ByteSource(UniqueFd fd);
   ~ByteSource();
   ByteSource(const ByteSource&) = delete;
   ByteSource& operator=(const ByteSource&) = delete;
@@ -42,6 +44,7 @@ class ByteSource {
   void release_before(uint64_t offset);
 
  private:
+  void inspect(const std::string& path);  // regular file or not, its size; the read buffer
   bool fill(size_t n);
   uint64_t remaining_in_file() const;
 

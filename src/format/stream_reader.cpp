@@ -60,9 +60,9 @@ class PipeStreamReader : public RecordReader {
 
 }  // namespace
 
-std::unique_ptr<RecordReader> open_recording(const std::string& path) {
-  auto src = std::make_unique<ByteSource>(path);
-  const std::string name = path == "-" ? "standard input" : path;
+namespace {
+
+std::unique_ptr<RecordReader> open_source(std::unique_ptr<ByteSource> src, const std::string& name) {
   if (!src->ensure(sizeof(PipeHeader))) {
     if (src->available() == 0) throw_runtime("{} is empty: no recording to read", name);
     throw_runtime("{} is not a perf.data recording: only {} bytes", name, src->available());
@@ -75,6 +75,16 @@ std::unique_ptr<RecordReader> open_recording(const std::string& path) {
   if (h.size == kPipeHeaderSize) return make_decompressing_reader(std::make_unique<PipeStreamReader>(std::move(src)));
   if (h.size == kFileHeaderSize) return make_decompressing_reader(open_file_mode(std::move(src), name));
   throw_runtime("{} has an unknown perf.data header size {}", name, h.size);
+}
+
+}  // namespace
+
+std::unique_ptr<RecordReader> open_recording(const std::string& path) {
+  return open_source(std::make_unique<ByteSource>(path), path == "-" ? "standard input" : path);
+}
+
+std::unique_ptr<RecordReader> open_recording(UniqueFd fd, const std::string& name) {
+  return open_source(std::make_unique<ByteSource>(std::move(fd)), name);
 }
 
 }  // namespace sonde::format

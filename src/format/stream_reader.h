@@ -10,6 +10,7 @@
 #include <string>
 
 #include "format/perf_abi.h"
+#include "util/fd.h"
 
 namespace sonde::format {
 
@@ -52,5 +53,8 @@ class RecordReader {
 // from the header. Throws sonde::Error (runtime) with one clear line when the
 // input cannot be opened or is not a perf.data stream.
 std::unique_ptr<RecordReader> open_recording(const std::string& path);
+// The same over an fd the caller opened (`sonde top` reads its in-process
+// recorder through a pipe); `name` is what the error messages call it.
+std::unique_ptr<RecordReader> open_recording(UniqueFd fd, const std::string& name);
 
 }  // namespace sonde::format

@@ -62,33 +62,42 @@ pid_t tgid_of(pid_t tid) {
 
 // Blocks SIGINT/SIGTERM/SIGCHLD (and SIGUSR2 with --switch-output) for the
 // recording and delivers them through a signalfd in the poll set: no
-// handler, no race between a check and poll().
+// handler, no race between a check and poll(). With `own_signals` false
+// (RecordOptions::stop_fd: the caller owns them) only SIGPIPE is set.
 class SignalGuard {
  public:
-  explicit SignalGuard(bool switch_signal) {
+  SignalGuard(bool own_signals, bool switch_signal) {
+    // A closed reader of `-o -` must turn into a write error, not a silent death.
+    old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
+    if (!own_signals) {
+      ::pthread_sigmask(SIG_BLOCK, nullptr, &old_);
+      return;
+    }
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGCHLD);
     if (switch_signal) sigaddset(&set, SIGUSR2);
-    ::sigprocmask(SIG_BLOCK, &set, &old_);
+    ::pthread_sigmask(SIG_BLOCK, &set, &old_);
     fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-    if (!fd_) throw_runtime("cannot create a signalfd: {}", errno_text(errno));
-    // A closed reader of `-o -` must turn into a write error, not a silent death.
-    old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
+    if (!fd_) {
+      int e = errno;
+      restore();
+      throw_runtime("cannot create a signalfd: {}", errno_text(e));
+    }
   }
   ~SignalGuard() {
     // Signals that came during the recording were the recording's to act on
     // (a second SIGTERM, as `timeout` sends to its whole process group):
     // left pending, the restored mask would deliver them at once and end
     // the process before its summary line.
-    while (take() != 0) {
-    }
-    ::signal(SIGPIPE, old_pipe_);
-    ::sigprocmask(SIG_SETMASK, &old_, nullptr);
+    if (fd_)
+      while (take() != 0) {
+      }
+    restore();
   }
-  int fd() const { return fd_.get(); }
+  int fd() const { return fd_.get(); }  // -1 without own_signals
   const sigset_t& old_mask() const { return old_; }
   // The next pending signal, 0 if none.
   int take() {
@@ -98,6 +107,11 @@ class SignalGuard {
   }
 
  private:
+  void restore() {
+    ::signal(SIGPIPE, old_pipe_);
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
   sigset_t old_{};
   UniqueFd fd_;
   sighandler_t old_pipe_ = SIG_DFL;
@@ -150,6 +164,7 @@ class Recorder {
   void finish_file();
   void enable();
   void loop();
+  int stop_fd() const;
   bool take_signals();
   template <typename... Args>
   void verbose(fmt::format_string<Args...> f, Args&&... args) const;
@@ -236,7 +251,7 @@ void Recorder::validate() {
   if (tasks_ && system_wide_) throw_usage("-p/-t cannot be combined with -a/-C");
   if (!tasks_ && !system_wide_ && opts_.command.empty())
     throw_usage("nothing to record: give a command after --, or -p, -t or -a");
-  if (opts_.output.empty()) throw_usage("empty output path");
+  if (opts_.output_fd < 0 && opts_.output.empty()) throw_usage("empty output path");
   if (opts_.all_user && opts_.all_kernel) throw_usage("--all-user and --all-kernel cannot be used together");
   validate_switch_output();
   if (opts_.lbr_callchain) {
@@ -419,6 +434,12 @@ void Recorder::open_events() {
 }
 
 void Recorder::open_output() {
+  if (opts_.output_fd >= 0) {
+    int fd = ::fcntl(opts_.output_fd, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0) throw_runtime("cannot write the recording: {}", errno_text(errno));
+    out_ = std::make_unique<format::StreamWriter>(fd);
+    return;
+  }
   if (opts_.output == "-") {
     out_ = std::make_unique<format::StreamWriter>(STDOUT_FILENO);
     return;
@@ -641,9 +662,15 @@ bool Recorder::targets_alive() const {
   return false;
 }
 
+// The fd whose readability ends the recording: the signalfd, or the
+// caller's stop_fd.
+int Recorder::stop_fd() const { return opts_.stop_fd >= 0 ? opts_.stop_fd : signals_->fd(); }
+
 // True when SIGINT/SIGTERM arrived (SIGCHLD only wakes the loop; SIGUSR2
-// asks for a switch, done after the next drain pass).
+// asks for a switch, done after the next drain pass), or, with a stop_fd,
+// always: it is only asked once poll() found stop_fd readable.
 bool Recorder::take_signals() {
+  if (opts_.stop_fd >= 0) return true;
   bool stop = false;
   while (int sig = signals_->take()) {
     if (sig == SIGUSR2) switch_requested_ = true;
@@ -705,10 +732,10 @@ void Recorder::stop_sampling() {
 void Recorder::end_workload() {
   if (!workload_.running()) return;
   workload_.kill(SIGTERM);
-  pollfd pfds[2] = {{signals_->fd(), POLLIN, 0}, {workload_.pidfd(), POLLIN, 0}};
+  pollfd pfds[2] = {{stop_fd(), POLLIN, 0}, {workload_.pidfd(), POLLIN, 0}};
   while (!workload_.try_reap()) {
     ::poll(pfds, 2, kPollTimeoutMs);
-    if (take_signals()) workload_.kill(SIGKILL);
+    if ((pfds[0].revents & POLLIN) && take_signals()) workload_.kill(SIGKILL);
   }
 }
 
@@ -717,7 +744,7 @@ void Recorder::end_workload() {
 // the buffers hold: bounded by their size, whatever the load.
 void Recorder::loop() {
   std::vector<pollfd> pfds;
-  pfds.push_back({signals_->fd(), POLLIN, 0});
+  pfds.push_back({stop_fd(), POLLIN, 0});
   size_t first_ring = 1;
   if (workload_.pidfd() >= 0 && workload_.running()) {
     pfds.push_back({workload_.pidfd(), POLLIN, 0});
@@ -747,7 +774,7 @@ void Recorder::loop() {
 RecordSummary Recorder::run() {
   auto t0 = std::chrono::steady_clock::now();
   validate();
-  signals_ = std::make_unique<SignalGuard>(rotated_ != nullptr);
+  signals_ = std::make_unique<SignalGuard>(opts_.stop_fd < 0, rotated_ != nullptr);
   if (!opts_.command.empty())
     workload_.start(command_path_, opts_.command, signals_->old_mask(), opts_.output == "-");
   open_events();

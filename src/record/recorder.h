@@ -48,6 +48,13 @@ struct RecordOptions {
   size_t mmap_pages = 256;                 // -m: data pages per ring buffer (power of two)
   bool inherit = true;                     // --no-inherit clears it
   std::string output = "sonde.data";       // -o, "-" for stdout
+  // In-process use (`sonde top`): the stream goes to this fd instead of
+  // `output` (the recorder writes to a duplicate and leaves this one open),
+  // and the recording ends, as on SIGINT, when `stop_fd` becomes readable.
+  // With a stop_fd the caller owns SIGINT/SIGTERM: the recorder runs on
+  // the caller's thread or another, and neither blocks nor reads them.
+  int output_fd = -1;
+  int stop_fd = -1;
   std::vector<pid_t> pids;                 // -p
   std::vector<pid_t> tids;                 // -t
   bool system_wide = false;                // -a

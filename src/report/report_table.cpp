@@ -55,6 +55,7 @@ struct RowKeyHash {
 struct Row {
   RowKey key;
   uint32_t location = 0;  // a representative location (for names)
+  uint32_t pid = 0, tid = 0;  // the thread of the first sample here
   uint64_t self_period = 0, children_period = 0, self_samples = 0, children_samples = 0;
 };
 
@@ -102,6 +103,11 @@ class Aggregator {
     return std::string(basename(p_.str(p_.mappings[loc->mapping].path)));
   }
 
+  bool thread_selected(const analysis::ProfileSample& s) const {
+    auto has = [](const std::vector<uint32_t>& v, uint32_t x) { return v.empty() || std::find(v.begin(), v.end(), x) != v.end(); };
+    return has(o_.pids, s.pid) && has(o_.tids, s.tid);
+  }
+
   bool dso_selected(const analysis::ProfileLocation* loc) const {
     if (o_.dsos.empty()) return true;
     std::string full = loc && loc->mapping != UINT32_MAX ? std::string(p_.str(p_.mappings[loc->mapping].path)) : "";
@@ -131,6 +137,7 @@ ReportEntry make_entry(const analysis::Profile& p, Aggregator& agg, const Row& r
   e.self_period = r.self_period, e.children_period = r.children_period;
   e.self_samples = r.self_samples, e.children_samples = r.children_samples;
   e.key = {r.key.comm, r.key.pid, r.key.tid, r.key.dso, r.key.sym, r.key.srcline};
+  e.thread_pid = r.pid, e.thread_tid = r.tid;
   e.self_pct = total ? 100.0 * double(r.self_period) / double(total) : 0;
   e.children_pct = total ? 100.0 * double(r.children_period) / double(total) : 0;
   return e;
@@ -145,9 +152,16 @@ std::vector<EventReport> compute_with(const analysis::Profile& p, const ReportOp
   std::vector<RowKey> seen;
   for (uint32_t ev = 0; ev < p.events.size(); ++ev) {
     std::unordered_map<RowKey, Row, RowKeyHash> rows;
+    auto row = [&rows](const RowKey& k, uint32_t loc, const analysis::ProfileSample& s) -> Row& {
+      auto [it, fresh] = rows.try_emplace(k);
+      Row& r = it->second;
+      if (fresh) r.pid = s.pid, r.tid = s.tid;
+      r.key = k, r.location = loc;
+      return r;
+    };
     uint64_t total = 0, samples = 0;
     for (const auto& s : p.samples) {
-      if (s.event != ev) continue;
+      if (s.event != ev || !agg.thread_selected(s)) continue;
       p.stack_locations(s.stack, stack);
       uint32_t leaf = stack.empty() ? UINT32_MAX : stack.front();
       const analysis::ProfileLocation* leaf_loc = leaf == UINT32_MAX ? nullptr : &p.locations[leaf];
@@ -155,9 +169,7 @@ std::vector<EventReport> compute_with(const analysis::Profile& p, const ReportOp
       total += s.period;
       samples += s.count;
       if (agg.dso_selected(leaf_loc)) {
-        RowKey k = agg.key(s, leaf);
-        Row& r = rows[k];
-        r.key = k, r.location = leaf;
+        Row& r = row(agg.key(s, leaf), leaf, s);
         r.self_period += s.period, r.self_samples += s.count;
         if (!opts.children) continue;
       }
@@ -168,14 +180,11 @@ std::vector<EventReport> compute_with(const analysis::Profile& p, const ReportOp
         RowKey k = agg.key(s, loc);
         if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;  // recursion counts once
         seen.push_back(k);
-        Row& r = rows[k];
-        r.key = k, r.location = loc;
+        Row& r = row(k, loc, s);
         r.children_period += s.period, r.children_samples += s.count;
       }
       if (stack.empty()) {
-        RowKey k = agg.key(s, UINT32_MAX);
-        Row& r = rows[k];
-        r.key = k, r.location = UINT32_MAX;
+        Row& r = row(agg.key(s, UINT32_MAX), UINT32_MAX, s);
         r.children_period += s.period, r.children_samples += s.count;
       }
     }
@@ -276,7 +285,7 @@ void write_graph(const analysis::Profile& p, const ReportOptions& o, const Repor
   std::vector<uint32_t> stack, path;
   const RowKey want{e.key[0], e.key[1], e.key[2], e.key[3], e.key[4], e.key[5]};
   for (const auto& s : p.samples) {
-    if (s.event != ev) continue;
+    if (s.event != ev || !agg.thread_selected(s)) continue;
     p.stack_locations(s.stack, stack);
     size_t limit = o.children ? stack.size() : std::min<size_t>(stack.size(), 1);
     size_t at = SIZE_MAX;
@@ -306,6 +315,18 @@ void write_graph(const analysis::Profile& p, const ReportOptions& o, const Repor
   g.print(buf, total, o.graph_threshold);
   buf.push_back('\n');
 }
+
+}  // namespace
+
+std::string format_call_graph(const analysis::Profile& p, const ReportOptions& opts, uint32_t event,
+                              const EventReport& report, const ReportEntry& entry) {
+  Aggregator agg(p, opts);
+  fmt::memory_buffer buf;
+  write_graph(p, opts, entry, event, report.period, agg, buf);
+  return fmt::to_string(buf);
+}
+
+namespace {
 
 std::string sort_header(SortKey k) {
   switch (k) {
@@ -367,6 +388,44 @@ void write_json(const analysis::Profile& p, const ReportOptions& o, const std::v
 
 }  // namespace
 
+TableLayout table_layout(const std::vector<ReportEntry>& entries) {
+  TableLayout l;
+  for (const auto& e : entries) l.comm = std::max(l.comm, e.comm.size()), l.dso = std::max(l.dso, e.dso.size());
+  return l;
+}
+
+std::string table_header(const ReportOptions& o, const TableLayout& l) {
+  std::string head = o.children ? "Children      Self" : "Overhead";
+  if (o.show_samples) head += "       Samples";
+  for (auto k : o.sort) {
+    std::string h = sort_header(k);
+    const bool id = k == SortKey::kPid || k == SortKey::kTid;
+    size_t w = k == SortKey::kComm ? l.comm : k == SortKey::kDso ? l.dso : id ? 7 : 0;
+    head += "  " + (id ? fmt::format("{:>{}}", h, w) : fmt::format("{:<{}}", h, w));
+  }
+  while (!head.empty() && head.back() == ' ') head.pop_back();
+  return head;
+}
+
+void format_row(const ReportOptions& o, const ReportEntry& e, const TableLayout& l, fmt::memory_buffer& buf) {
+  auto it = fmt::appender(buf);
+  if (o.children)
+    fmt::format_to(it, "{:>9.2f}% {:>8.2f}%", e.children_pct, e.self_pct);
+  else
+    fmt::format_to(it, "{:>9.2f}%", e.self_pct);
+  if (o.show_samples) fmt::format_to(it, "  {:>12}", o.children ? e.children_samples : e.self_samples);
+  for (auto k : o.sort) {
+    switch (k) {
+      case SortKey::kComm: fmt::format_to(it, "  {:<{}}", e.comm, l.comm); break;
+      case SortKey::kPid: fmt::format_to(it, "  {:>7}", e.pid); break;
+      case SortKey::kTid: fmt::format_to(it, "  {:>7}", e.tid); break;
+      case SortKey::kDso: fmt::format_to(it, "  {:<{}}", e.dso, l.dso); break;
+      case SortKey::kSym: fmt::format_to(it, "  [{}] {}", e.kernel ? 'k' : '.', e.sym); break;
+      case SortKey::kSrcline: fmt::format_to(it, "  {}", e.srcline); break;
+    }
+  }
+}
+
 void write_report(const analysis::Profile& p, const ReportOptions& o, std::FILE* out) {
   Aggregator agg(p, o);
   auto reports = compute_with(p, o, agg);
@@ -381,34 +440,10 @@ void write_report(const analysis::Profile& p, const ReportOptions& o, std::FILE*
   for (uint32_t ev = 0; ev < reports.size(); ++ev) {
     const auto& r = reports[ev];
     fmt::format_to(it, "# Samples: {} of event '{}'\n# Event count (approx.): {}\n#\n", human(r.samples), r.name, r.period);
-    // Column widths from the data, like perf.
-    size_t w_comm = 7, w_dso = 13;
-    for (const auto& e : r.entries) w_comm = std::max(w_comm, e.comm.size()), w_dso = std::max(w_dso, e.dso.size());
-    std::string head = o.children ? "# Children      Self" : "# Overhead";
-    if (o.show_samples) head += "       Samples";
-    for (auto k : o.sort) {
-      std::string h = sort_header(k);
-      size_t w = k == SortKey::kComm ? w_comm : k == SortKey::kDso ? w_dso : k == SortKey::kPid || k == SortKey::kTid ? 7 : 0;
-      head += "  " + (k == SortKey::kPid || k == SortKey::kTid ? fmt::format("{:>{}}", h, w) : fmt::format("{:<{}}", h, w));
-    }
-    while (!head.empty() && head.back() == ' ') head.pop_back();
-    fmt::format_to(it, "{}\n#\n", head);
+    const TableLayout layout = table_layout(r.entries);
+    fmt::format_to(it, "# {}\n#\n", table_header(o, layout));
     for (const auto& e : r.entries) {
-      if (o.children)
-        fmt::format_to(it, "{:>9.2f}% {:>8.2f}%", e.children_pct, e.self_pct);
-      else
-        fmt::format_to(it, "{:>9.2f}%", e.self_pct);
-      if (o.show_samples) fmt::format_to(it, "  {:>12}", o.children ? e.children_samples : e.self_samples);
-      for (auto k : o.sort) {
-        switch (k) {
-          case SortKey::kComm: fmt::format_to(it, "  {:<{}}", e.comm, w_comm); break;
-          case SortKey::kPid: fmt::format_to(it, "  {:>7}", e.pid); break;
-          case SortKey::kTid: fmt::format_to(it, "  {:>7}", e.tid); break;
-          case SortKey::kDso: fmt::format_to(it, "  {:<{}}", e.dso, w_dso); break;
-          case SortKey::kSym: fmt::format_to(it, "  [{}] {}", e.kernel ? 'k' : '.', e.sym); break;
-          case SortKey::kSrcline: fmt::format_to(it, "  {}", e.srcline); break;
-        }
-      }
+      format_row(o, e, layout, buf);
       buf.push_back('\n');
       if (o.call_graph) write_graph(p, o, e, ev, r.period, agg, buf);
     }

@@ -34,6 +34,11 @@ class FlatIndex {
   }
 
   size_t size() const { return size_; }
+  // Forgets every key and keeps the table's capacity (no allocation).
+  void clear() {
+    for (Slot& s : slots_) s.used = false;
+    size_ = 0;
+  }
 
  private:
   struct Slot {
