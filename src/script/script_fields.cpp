@@ -87,7 +87,9 @@ void ScriptPrinter::print_fields(const Sample& s) {
   if (f & kFieldCpu) fmt::format_to(out, "[{:03}] ", s.cpu);
   if (f & kFieldTime) {
     char t[48];
-    auto n = fmt::format_to_n(t, sizeof t, "{}.{:06}", s.time / 1000000000, (s.time % 1000000000) / 1000).size;
+    auto n = options_.nanoseconds
+                 ? fmt::format_to_n(t, sizeof t, "{}.{:09}", s.time / 1000000000, s.time % 1000000000).size
+                 : fmt::format_to_n(t, sizeof t, "{}.{:06}", s.time / 1000000000, (s.time % 1000000000) / 1000).size;
     fmt::format_to(out, "{:>12}: ", std::string_view(t, std::min(n, sizeof t)));
   }
   if (f & kFieldPeriod) fmt::format_to(out, "{:>10} ", s.period);

@@ -13,6 +13,7 @@
 
 #include "format/tracepoint_format.h"
 #include "analysis/frame_symbols.h"
+#include "analysis/profile_builder.h"
 #include "analysis/recording_walker.h"
 #include "util/flat_index.h"
 
@@ -25,6 +26,12 @@ struct ScriptOptions {
   bool inline_frames = false;  // also print the functions inlined at each frame
   uint32_t fields = 0;         // -F (ScriptField bits): perf's layout of those fields; 0 = sonde's line
   bool hide_callchain = false;  // -G: with -F ip, the sampled address only
+  bool nanoseconds = false;     // --ns: times with 9 decimals
+  // Samples shown: --comm, --pid, --tid, --time (event names unused).
+  analysis::ProfileFilter filter;
+  // -S: only samples whose sampled address is in one of these symbols (a
+  // name, or the symbol's start address as 0x...).
+  std::vector<std::string> symbols_shown;
 };
 
 class ScriptPrinter {
@@ -39,6 +46,7 @@ class ScriptPrinter {
   void flush();
 
  private:
+  bool selected(const format::Sample& s);
   void print_frame(const analysis::Frame& f, uint32_t pid);
   void print_fields(const format::Sample& s);  // script_fields.cpp
   void append_frame_fields(const analysis::Frame& f, uint32_t pid, uint32_t fields, bool in_chain);
