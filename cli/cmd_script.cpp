@@ -34,14 +34,13 @@ struct ScriptArgs {
 
 void run_script(const ScriptArgs& args) {
   // Options first: a usage error must not wait for (or half-print) the input.
-  uint32_t fields = 0;
+  script::FieldSelection fields;
   if (!args.fields.empty()) {
     fields = script::parse_script_fields(args.fields);
     if (args.no_symbols || args.build_ids || args.inline_frames)
       throw_usage("-F cannot be combined with --no-symbols, --build-ids or --inline (select sym, symoff, dso)");
   } else if (args.hide_callchain) {
-    // perf's default fields for a sample event, on one line each.
-    fields = script::parse_script_fields("comm,tid,time,period,event,ip,sym,dso");
+    fields = script::default_script_fields();  // perf's, each sample on one line
   }
   analysis::TimeSpec time;
   if (!args.time.empty()) time = analysis::TimeSpec::parse(args.time);
@@ -99,7 +98,8 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--inline", args->inline_frames, "Also print the functions inlined at each frame (DWARF)");
   cmd->add_option("-F,--fields", args->fields,
                   "Print these fields as perf script -F does: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,"
-                  "dso (ip: the call chain below the line, if recorded)");
+                  "dso (ip: the call chain below the line, if recorded); +name,-name add to or remove from perf's "
+                  "default fields");
   cmd->add_flag("-G,--hide-call-graph", args->hide_callchain,
                 "Only the sampled address, on the sample's line (alone: perf's default fields)");
   cmd->add_flag("--ns", args->nanoseconds, "Print times in nanoseconds (9 decimals)");

@@ -214,7 +214,7 @@ bool ScriptPrinter::selected(const Sample& s) {
 
 void ScriptPrinter::print(const Sample& s) {
   if (!selected(s)) return;
-  if (options_.fields) return print_fields(s);
+  if (options_.fields.enabled) return print_fields(s);
   std::string_view comm = walker_.space().comm(s.pid, s.tid);
   if (comm.empty()) comm = ":" ;
   const std::string& event = s.event->name;

@@ -15,6 +15,7 @@
 #include "analysis/frame_symbols.h"
 #include "analysis/profile_builder.h"
 #include "analysis/recording_walker.h"
+#include "script/script_fields.h"
 #include "util/flat_index.h"
 
 namespace sonde::script {
@@ -24,7 +25,7 @@ struct ScriptOptions {
   bool build_ids = false;  // append the build-id to each frame
   size_t max_stack = 0;
   bool inline_frames = false;  // also print the functions inlined at each frame
-  uint32_t fields = 0;         // -F (ScriptField bits): perf's layout of those fields; 0 = sonde's line
+  FieldSelection fields;        // -F: perf's layout of those fields (not enabled: sonde's line)
   bool hide_callchain = false;  // -G: with -F ip, the sampled address only
   bool nanoseconds = false;     // --ns: times with 9 decimals
   // Samples shown: --comm, --pid, --tid, --time (event names unused).
@@ -49,6 +50,7 @@ class ScriptPrinter {
   bool selected(const format::Sample& s);
   void print_frame(const analysis::Frame& f, uint32_t pid);
   void print_fields(const format::Sample& s);  // script_fields.cpp
+  uint32_t sample_fields(const format::Sample& s) const;
   void append_frame_fields(const analysis::Frame& f, uint32_t pid, uint32_t fields, bool in_chain);
   // Tracepoint fields or the extra fields (SDT arguments), after `sep`.
   void append_trace(const format::Sample& s, std::string_view sep);
