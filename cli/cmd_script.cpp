@@ -26,6 +26,7 @@ struct ScriptArgs {
   std::string fields;
   bool hide_callchain = false;
   bool nanoseconds = false;
+  bool show_mmap_events = false, show_task_events = false;
   std::vector<std::string> comms, symbols_shown;
   std::vector<uint32_t> pids, tids;
   std::string time;
@@ -61,14 +62,18 @@ void run_script(const ScriptArgs& args) {
   opts.fields = fields;
   opts.hide_callchain = args.hide_callchain;
   opts.nanoseconds = args.nanoseconds;
+  opts.file_mode = reader->file_mode();
+  opts.show_mmap_events = args.show_mmap_events;
+  opts.show_task_events = args.show_task_events;
   const bool symbolize = !args.no_symbols || !args.symbols_shown.empty();
   analysis::SymbolResolver resolver(symbolizer);
   script::ScriptPrinter printer(walker, symbolize ? &resolver : nullptr, opts, stdout);
   printer.set_extra_fields(probe::sdt_extra_fields);  // decoded SDT arguments
   // The kernel's symbols load on another thread from the moment its mapping
   // is read, instead of at the first kernel frame.
-  auto on_record = [&](const format::RecordView&) {
+  auto on_record = [&](const format::RecordView& rec) {
     if (const analysis::Mapping* m = walker.space().last_added(); m && symbolize) resolver.prefetch(*m);
+    printer.print_record(rec);
   };
   walker.run([&](const format::Sample& s) { printer.print(s); }, on_record);
   printer.flush();
@@ -103,6 +108,8 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("-G,--hide-call-graph", args->hide_callchain,
                 "Only the sampled address, on the sample's line (alone: perf's default fields)");
   cmd->add_flag("--ns", args->nanoseconds, "Print times in nanoseconds (9 decimals)");
+  cmd->add_flag("--show-mmap-events", args->show_mmap_events, "Also print the MMAP and MMAP2 records, as perf script");
+  cmd->add_flag("--show-task-events", args->show_task_events, "Also print the COMM, FORK and EXIT records, as perf script");
   cmd->add_option("-c,--comm,--comms", args->comms, "Only samples of these commands")->delimiter(',');
   cmd->add_option("--pid", args->pids, "Only samples of these process ids")->delimiter(',');
   cmd->add_option("--tid", args->tids, "Only samples of these thread ids")->delimiter(',');

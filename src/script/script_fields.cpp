@@ -110,12 +110,13 @@ void ScriptPrinter::print_fields(const Sample& s) {
   uint32_t f = sample_fields(s);
   auto out = fmt::appender(buf_);
   analysis::sample_frames(s, walker_.space(), frames_, options_.max_stack);
-  // perf turns ip and sym on by itself for events with call chains (unless
-  // -G, or -F -ip / -sym): the chain is printed below the line, each frame
-  // with its symbol, and comm is not padded.
+  // Reading a pipe, perf turns ip and sym on by itself for events with call
+  // chains (unless -G, or -F -ip / -sym); in file mode only -F ip prints
+  // them. The chain is printed below the line, and comm is not padded.
   const uint32_t removed = options_.fields.removed;
-  const bool chain = !options_.hide_callchain && s.callchain_size() > 0 && !(removed & kFieldIp);
-  if (chain) f |= kFieldIp | ((removed & kFieldSym) ? 0u : uint32_t(kFieldSym));
+  if (!options_.file_mode && !options_.hide_callchain && !(removed & kFieldIp) && s.callchain_size() > 0)
+    f |= kFieldIp | ((removed & kFieldSym) ? 0u : uint32_t(kFieldSym));
+  const bool chain = !options_.hide_callchain && s.callchain_size() > 0 && (f & kFieldIp);
   if (f & kFieldComm) {
     std::string_view comm = walker_.space().comm(s.pid, s.tid);
     if (comm.empty()) comm = ":-1";
@@ -126,13 +127,7 @@ void ScriptPrinter::print_fields(const Sample& s) {
   else if (f & kFieldPid) fmt::format_to(out, "{:>5} ", s.pid);
   else if (f & kFieldTid) fmt::format_to(out, "{:>5} ", s.tid);
   if (f & kFieldCpu) fmt::format_to(out, "[{:03}] ", s.cpu);
-  if (f & kFieldTime) {
-    char t[48];
-    auto n = options_.nanoseconds
-                 ? fmt::format_to_n(t, sizeof t, "{}.{:09}", s.time / 1000000000, s.time % 1000000000).size
-                 : fmt::format_to_n(t, sizeof t, "{}.{:06}", s.time / 1000000000, (s.time % 1000000000) / 1000).size;
-    fmt::format_to(out, "{:>12}: ", std::string_view(t, std::min(n, sizeof t)));
-  }
+  if (f & kFieldTime) append_time(s.time);
   if (f & kFieldPeriod) fmt::format_to(out, "{:>10} ", s.period);
   if (f & kFieldEvent) {
     if (!event_width_) {
@@ -156,6 +151,19 @@ void ScriptPrinter::print_fields(const Sample& s) {
   // (Without ip and a chain, sym, symoff and dso add nothing, as in perf.)
   buf_.push_back('\n');
   if (buf_.size() > (1 << 16)) flush();
+}
+
+// perf: "%12s" of SEC.USEC, or "%5lu.%09llu" with --ns.
+void ScriptPrinter::append_time(uint64_t time) {
+  auto out = fmt::appender(buf_);
+  const uint64_t sec = time / 1000000000, ns = time % 1000000000;
+  if (options_.nanoseconds) {
+    fmt::format_to(out, "{:>5}.{:09}: ", sec, ns);
+    return;
+  }
+  char t[48];
+  auto n = fmt::format_to_n(t, sizeof t, "{}.{:06}", sec, ns / 1000).size;
+  fmt::format_to(out, "{:>12}: ", std::string_view(t, std::min(n, sizeof t)));
 }
 
 uint32_t ScriptPrinter::sample_fields(const Sample& s) const {

@@ -33,6 +33,11 @@ struct ScriptOptions {
   // -S: only samples whose sampled address is in one of these symbols (a
   // name, or the symbol's start address as 0x...).
   std::vector<std::string> symbols_shown;
+  // perf turns ip and sym on for events with call chains when it reads a
+  // pipe (it sees each attr before its samples), not in file mode.
+  bool file_mode = false;
+  bool show_mmap_events = false;  // MMAP and MMAP2 records, in time order with the samples
+  bool show_task_events = false;  // COMM, FORK and EXIT records
 };
 
 class ScriptPrinter {
@@ -44,13 +49,19 @@ class ScriptPrinter {
   ~ScriptPrinter();
   void set_extra_fields(ExtraFields f) { extra_ = std::move(f); }
   void print(const format::Sample& s);
+  // A side-band record (any non-sample record, in time order): printed if
+  // --show-mmap-events or --show-task-events asks for its type.
+  void print_record(const format::RecordView& rec);  // sideband.cpp
   void flush();
 
  private:
   bool selected(const format::Sample& s);
+  // perf script's start of a side-band line (comm, pid/tid, cpu, time).
+  void append_sideband_start(const format::RecordView& rec);
   void print_frame(const analysis::Frame& f, uint32_t pid);
   void print_fields(const format::Sample& s);  // script_fields.cpp
   uint32_t sample_fields(const format::Sample& s) const;
+  void append_time(uint64_t time);
   void append_frame_fields(const analysis::Frame& f, uint32_t pid, uint32_t fields, bool in_chain);
   // Tracepoint fields or the extra fields (SDT arguments), after `sep`.
   void append_trace(const format::Sample& s, std::string_view sep);
