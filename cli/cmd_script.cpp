@@ -7,6 +7,7 @@
 #include "probe/sdt_format.h"
 #include "analysis/recording_walker.h"
 #include "analysis/sample_times.h"
+#include "script/raw_dump.h"
 #include "script/script_fields.h"
 #include "script/script_printer.h"
 #include "analysis/symbol_resolver.h"
@@ -26,6 +27,7 @@ struct ScriptArgs {
   std::string fields;
   bool hide_callchain = false;
   bool nanoseconds = false;
+  bool dump_raw = false;
   bool show_mmap_events = false, show_task_events = false;
   std::vector<std::string> comms, symbols_shown;
   std::vector<uint32_t> pids, tids;
@@ -53,6 +55,14 @@ void run_script(const ScriptArgs& args) {
   opts.filter.time = analysis::resolve_time_ranges(time, input);
   opts.symbols_shown = args.symbols_shown;
   auto reader = format::open_recording(input);
+  if (args.dump_raw) {
+    auto r = script::dump_raw_records(*reader, reader->file_mode() ? input : "pipe", stdout);
+    if (!r.stop_error.empty()) throw_runtime("{}: {}", input, r.stop_error);
+    if (reader->truncated_bytes())
+      std::fprintf(stderr, "sonde script: the recording ends with an incomplete record; ignored its last %llu bytes\n",
+                   (unsigned long long)reader->truncated_bytes());
+    return;
+  }
   Symbolizer symbolizer(args.symbols.options());
   analysis::RecordingWalker walker(*reader, analysis::dwarf_unwinding(symbolizer.options().cache_root));
   opts.symbols = !args.no_symbols;
@@ -108,6 +118,8 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("-G,--hide-call-graph", args->hide_callchain,
                 "Only the sampled address, on the sample's line (alone: perf's default fields)");
   cmd->add_flag("--ns", args->nanoseconds, "Print times in nanoseconds (9 decimals)");
+  cmd->add_flag("-D,--dump-raw-trace", args->dump_raw,
+                "Dump every record instead: offset, size, raw bytes and what it says (perf's -D layout, file order)");
   cmd->add_flag("--show-mmap-events", args->show_mmap_events, "Also print the MMAP and MMAP2 records, as perf script");
   cmd->add_flag("--show-task-events", args->show_task_events, "Also print the COMM, FORK and EXIT records, as perf script");
   cmd->add_option("-c,--comm,--comms", args->comms, "Only samples of these commands")->delimiter(',');
