@@ -5,6 +5,7 @@
 #include "reading_options.h"
 #include "format/stream_reader.h"
 #include "probe/sdt_format.h"
+#include "analysis/header_facts.h"
 #include "analysis/recording_walker.h"
 #include "analysis/sample_times.h"
 #include "script/raw_dump.h"
@@ -28,6 +29,7 @@ struct ScriptArgs {
   bool hide_callchain = false;
   bool nanoseconds = false;
   bool dump_raw = false;
+  bool header = false;
   bool show_mmap_events = false, show_task_events = false;
   std::vector<std::string> comms, symbols_shown;
   std::vector<uint32_t> pids, tids;
@@ -73,6 +75,7 @@ void run_script(const ScriptArgs& args) {
   opts.hide_callchain = args.hide_callchain;
   opts.nanoseconds = args.nanoseconds;
   opts.file_mode = reader->file_mode();
+  if (args.header) opts.header = [&] { return analysis::header_facts_text(walker.session(), *reader, input); };
   opts.show_mmap_events = args.show_mmap_events;
   opts.show_task_events = args.show_task_events;
   const bool symbolize = !args.no_symbols || !args.symbols_shown.empty();
@@ -120,6 +123,7 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--ns", args->nanoseconds, "Print times in nanoseconds (9 decimals)");
   cmd->add_flag("-D,--dump-raw-trace", args->dump_raw,
                 "Dump every record instead: offset, size, raw bytes and what it says (perf's -D layout, file order)");
+  cmd->add_flag("--header", args->header, "First print the recording's header facts, as perf script --header");
   cmd->add_flag("--show-mmap-events", args->show_mmap_events, "Also print the MMAP and MMAP2 records, as perf script");
   cmd->add_flag("--show-task-events", args->show_task_events, "Also print the COMM, FORK and EXIT records, as perf script");
   cmd->add_option("-c,--comm,--comms", args->comms, "Only samples of these commands")->delimiter(',');

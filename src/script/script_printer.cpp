@@ -105,7 +105,16 @@ ScriptPrinter::~ScriptPrinter() {
   }
 }
 
+void ScriptPrinter::print_header_once() {
+  if (header_done_) return;
+  header_done_ = true;
+  if (!options_.header) return;
+  std::string text = options_.header();
+  buf_.append(text.data(), text.data() + text.size());
+}
+
 void ScriptPrinter::flush() {
+  print_header_once();
   if (buf_.size() == 0) return;
   size_t n = std::fwrite(buf_.data(), 1, buf_.size(), out_);
   buf_.clear();
@@ -213,6 +222,7 @@ bool ScriptPrinter::selected(const Sample& s) {
 }
 
 void ScriptPrinter::print(const Sample& s) {
+  print_header_once();
   if (!selected(s)) return;
   if (options_.fields.enabled) return print_fields(s);
   std::string_view comm = walker_.space().comm(s.pid, s.tid);

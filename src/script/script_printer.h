@@ -38,6 +38,9 @@ struct ScriptOptions {
   bool file_mode = false;
   bool show_mmap_events = false;  // MMAP and MMAP2 records, in time order with the samples
   bool show_task_events = false;  // COMM, FORK and EXIT records
+  // --header: the text printed once before anything else (asked when the
+  // first record arrives, so that the recording's features are known).
+  std::function<std::string()> header;
 };
 
 class ScriptPrinter {
@@ -56,6 +59,7 @@ class ScriptPrinter {
 
  private:
   bool selected(const format::Sample& s);
+  void print_header_once();
   // perf script's start of a side-band line (comm, pid/tid, cpu, time).
   void append_sideband_start(const format::RecordView& rec);
   void print_frame(const analysis::Frame& f, uint32_t pid);
@@ -91,6 +95,7 @@ class ScriptPrinter {
   std::unordered_map<uint64_t, format::TracepointFormat> formats_;
   ExtraFields extra_;
   size_t event_width_ = 0;  // -F event: the longest event name
+  bool header_done_ = false;
 };
 
 }  // namespace sonde::script

@@ -26,6 +26,7 @@ std::pair<uint32_t, uint32_t> record_thread(const RecordView& rec) {
 }  // namespace
 
 void ScriptPrinter::print_record(const RecordView& rec) {
+  print_header_once();
   const uint32_t type = rec.header.type;
   if (!(options_.show_mmap_events && is_mmap(type)) && !(options_.show_task_events && is_task(type))) return;
   append_sideband_start(rec);
