@@ -16,6 +16,7 @@
 #include "convert/convert.h"
 #include "format/stream_reader.h"
 #include "analysis/profile_builder.h"
+#include "analysis/sample_times.h"
 #include "symbol/symbolizer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -37,33 +38,6 @@ struct ConvertArgs {
   size_t max_stack = 0;
   bool comm_frame = false, pid_frame = false;
 };
-
-// Seconds as perf script prints them ("12345.678901") to nanoseconds,
-// exactly (no floating point): up to 9 fractional digits.
-uint64_t parse_seconds(const std::string& s, const std::string& whole) {
-  size_t dot = s.find('.');
-  std::string ip = s.substr(0, dot), fp = dot == std::string::npos ? "" : s.substr(dot + 1);
-  auto digits = [](const std::string& d) {
-    return std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if ((ip.empty() && fp.empty()) || !digits(ip) || !digits(fp) || fp.size() > 9 || ip.size() > 10)
-    throw_usage("--time '{}': expected START,END in seconds as perf script prints them (e.g. 12345.678,12346.5)", whole);
-  // At most 10 + 9 digits: the sum fits in 64 bits.
-  uint64_t ns = ip.empty() ? 0 : parse_uint<uint64_t>(ip).value * 1000000000ULL;
-  if (!fp.empty()) ns += parse_uint<uint64_t>(fp + std::string(9 - fp.size(), '0')).value;
-  return ns;
-}
-
-void parse_time(const std::string& spec, analysis::ProfileFilter& f) {
-  size_t comma = spec.find(',');
-  if (comma == std::string::npos || spec.find(',', comma + 1) != std::string::npos)
-    throw_usage("--time '{}': expected START,END in seconds (either may be empty)", spec);
-  std::string a = spec.substr(0, comma), b = spec.substr(comma + 1);
-  if (a.empty() && b.empty()) throw_usage("--time '{}': give START, END or both", spec);
-  if (!a.empty()) f.time_start = parse_seconds(a, spec);
-  if (!b.empty()) f.time_end = parse_seconds(b, spec);
-  if (f.time_start > f.time_end) throw_usage("--time '{}': START is after END", spec);
-}
 
 void check_output_dir(const std::string& out) {
   size_t slash = out.rfind('/');
@@ -119,11 +93,13 @@ void run_convert(const ConvertArgs& a) {
   po.filter.tids = a.tids;
   po.filter.comms = a.comms;
   po.filter.events = a.events;
-  if (!a.time.empty()) parse_time(a.time, po.filter);
+  analysis::TimeSpec time;
+  if (!a.time.empty()) time = analysis::TimeSpec::parse(a.time);
   po.max_stack = a.max_stack;
   po.inline_frames = a.inline_frames;
   po.srclines = a.inline_frames;
   if (a.output != "-") check_output_dir(a.output);
+  po.filter.time = analysis::resolve_time_ranges(time, a.input);
 
   // perf file mode copies records: no Profile, no symbolization.
   if (*fmt == convert::Format::kPerf) {
@@ -179,7 +155,8 @@ void register_convert(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("--tid", a->tids, "Only these thread ids")->delimiter(',');
   cmd->add_option("--comm", a->comms, "Only these commands")->delimiter(',');
   cmd->add_option("--event", a->events, "Only these events (names as sonde script prints them)")->delimiter(',');
-  cmd->add_option("--time", a->time, "START,END: only samples in this range, in seconds as perf/sonde script print them");
+  cmd->add_option("--time", a->time, "Only samples in these ranges, as perf: START,STOP in seconds as script prints them, "
+                  "several 'A,B C,D', or percentages 10%/2, 0%-10%, 25%");
   cmd->add_option("--max-stack", a->max_stack, "Use at most this many frames of each call chain (0: all)");
   cmd->add_flag("--inline", a->inline_frames, "Expand inlined functions and add source lines from DWARF");
   a->symbols.add_to(cmd);

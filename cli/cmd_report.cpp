@@ -14,7 +14,7 @@ namespace sonde::cli {
 namespace {
 
 struct ReportArgs {
-  std::string input = "sonde.data";
+  std::string input;
   bool no_children = false;
   std::string sort = "comm,dso,sym";
   bool show_samples = false;
@@ -54,7 +54,7 @@ void run_report(const ReportArgs& a) {
   po.inline_frames = a.inline_frames;
   po.srclines = a.inline_frames || a.sort.find("srcline") != std::string::npos;
   po.progress = progress_printer("report");
-  auto reader = format::open_recording(a.input);
+  auto reader = format::open_recording(a.input.empty() ? default_recording() : a.input);
   auto profile = analysis::build_profile(*reader, symbolizer, po);
   clear_progress();
   report::write_report(profile, ro, stdout);
@@ -69,7 +69,7 @@ void run_report(const ReportArgs& a) {
 void register_report(CLI::App& app, int& /*exit_code*/) {
   auto a = std::make_shared<ReportArgs>();
   auto* cmd = app.add_subcommand("report", "Summarize a recording: where the samples went, by symbol");
-  cmd->add_option("-i,--input", a->input, "Recording to read, - for standard input")->capture_default_str();
+  cmd->add_option("-i,--input", a->input, kInputHelp);
   cmd->add_flag("--no-children", a->no_children, "Only the Self column (samples in the function itself)");
   cmd->add_flag("--children", [](int64_t) {}, "Children and Self columns (the default)");
   cmd->add_option("-s,--sort", a->sort, "Sort keys: comm,pid,tid,dso,sym,srcline")->capture_default_str();

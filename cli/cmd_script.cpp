@@ -5,7 +5,10 @@
 #include "reading_options.h"
 #include "format/stream_reader.h"
 #include "probe/sdt_format.h"
+#include "analysis/header_facts.h"
 #include "analysis/recording_walker.h"
+#include "analysis/sample_times.h"
+#include "script/raw_dump.h"
 #include "script/script_fields.h"
 #include "script/script_printer.h"
 #include "analysis/symbol_resolver.h"
@@ -17,44 +20,73 @@ namespace sonde::cli {
 namespace {
 
 struct ScriptArgs {
-  std::string input = "sonde.data";
+  std::string input;
   bool no_symbols = false;
   bool build_ids = false;
   size_t max_stack = 0;
   bool inline_frames = false;
   std::string fields;
   bool hide_callchain = false;
+  bool nanoseconds = false;
+  bool dump_raw = false;
+  bool header = false;
+  bool show_mmap_events = false, show_task_events = false;
+  std::vector<std::string> comms, symbols_shown;
+  std::vector<uint32_t> pids, tids;
+  std::string time;
   SymbolArgs symbols;
 };
 
 void run_script(const ScriptArgs& args) {
   // Options first: a usage error must not wait for (or half-print) the input.
-  uint32_t fields = 0;
+  script::FieldSelection fields;
   if (!args.fields.empty()) {
     fields = script::parse_script_fields(args.fields);
     if (args.no_symbols || args.build_ids || args.inline_frames)
       throw_usage("-F cannot be combined with --no-symbols, --build-ids or --inline (select sym, symoff, dso)");
   } else if (args.hide_callchain) {
-    // perf's default fields for a sample event, on one line each.
-    fields = script::parse_script_fields("comm,tid,time,period,event,ip,sym,dso");
+    fields = script::default_script_fields();  // perf's, each sample on one line
   }
-  auto reader = format::open_recording(args.input);
+  analysis::TimeSpec time;
+  if (!args.time.empty()) time = analysis::TimeSpec::parse(args.time);
+  const std::string input = args.input.empty() ? default_recording() : args.input;
+  script::ScriptOptions opts;
+  opts.filter.comms = args.comms;
+  opts.filter.pids = args.pids;
+  opts.filter.tids = args.tids;
+  opts.filter.time = analysis::resolve_time_ranges(time, input);
+  opts.symbols_shown = args.symbols_shown;
+  auto reader = format::open_recording(input);
+  if (args.dump_raw) {
+    auto r = script::dump_raw_records(*reader, reader->file_mode() ? input : "pipe", stdout);
+    if (!r.stop_error.empty()) throw_runtime("{}: {}", input, r.stop_error);
+    if (reader->truncated_bytes())
+      std::fprintf(stderr, "sonde script: the recording ends with an incomplete record; ignored its last %llu bytes\n",
+                   (unsigned long long)reader->truncated_bytes());
+    return;
+  }
   Symbolizer symbolizer(args.symbols.options());
   analysis::RecordingWalker walker(*reader, analysis::dwarf_unwinding(symbolizer.options().cache_root));
-  script::ScriptOptions opts;
   opts.symbols = !args.no_symbols;
   opts.build_ids = args.build_ids;
   opts.max_stack = args.max_stack;
   opts.inline_frames = args.inline_frames;
   opts.fields = fields;
   opts.hide_callchain = args.hide_callchain;
+  opts.nanoseconds = args.nanoseconds;
+  opts.file_mode = reader->file_mode();
+  if (args.header) opts.header = [&] { return analysis::header_facts_text(walker.session(), *reader, input); };
+  opts.show_mmap_events = args.show_mmap_events;
+  opts.show_task_events = args.show_task_events;
+  const bool symbolize = !args.no_symbols || !args.symbols_shown.empty();
   analysis::SymbolResolver resolver(symbolizer);
-  script::ScriptPrinter printer(walker, args.no_symbols ? nullptr : &resolver, opts, stdout);
+  script::ScriptPrinter printer(walker, symbolize ? &resolver : nullptr, opts, stdout);
   printer.set_extra_fields(probe::sdt_extra_fields);  // decoded SDT arguments
   // The kernel's symbols load on another thread from the moment its mapping
   // is read, instead of at the first kernel frame.
-  auto on_record = [&](const format::RecordView&) {
-    if (const analysis::Mapping* m = walker.space().last_added(); m && !args.no_symbols) resolver.prefetch(*m);
+  auto on_record = [&](const format::RecordView& rec) {
+    if (const analysis::Mapping* m = walker.space().last_added(); m && symbolize) resolver.prefetch(*m);
+    printer.print_record(rec);
   };
   walker.run([&](const format::Sample& s) { printer.print(s); }, on_record);
   printer.flush();
@@ -69,7 +101,7 @@ void run_script(const ScriptArgs& args) {
   if (st.truncated_bytes)
     std::fprintf(stderr, "sonde script: the recording ends with an incomplete record; ignored its last %llu bytes\n",
                  (unsigned long long)st.truncated_bytes);
-  if (!st.stop_error.empty()) throw_runtime("{}: {}", args.input, st.stop_error);
+  if (!st.stop_error.empty()) throw_runtime("{}: {}", input, st.stop_error);
 }
 
 }  // namespace
@@ -77,16 +109,32 @@ void run_script(const ScriptArgs& args) {
 void register_script(CLI::App& app, int& /*exit_code*/) {
   auto args = std::make_shared<ScriptArgs>();
   auto* cmd = app.add_subcommand("script", "Print every sample of a recording with its call chain");
-  cmd->add_option("-i,--input", args->input, "Recording to read, - for standard input")->capture_default_str();
+  cmd->add_option("-i,--input", args->input, kInputHelp);
   cmd->add_flag("--no-symbols", args->no_symbols, "Raw frames: address, dso+file offset and build-id");
   cmd->add_flag("--build-ids", args->build_ids, "Append each frame's build-id");
   cmd->add_option("--max-stack", args->max_stack, "Print at most this many frames per sample (0: all)");
   cmd->add_flag("--inline", args->inline_frames, "Also print the functions inlined at each frame (DWARF)");
   cmd->add_option("-F,--fields", args->fields,
                   "Print these fields as perf script -F does: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,"
-                  "dso (ip: the call chain below the line, if recorded)");
+                  "dso (ip: the call chain below the line, if recorded); +name,-name add to or remove from perf's "
+                  "default fields");
   cmd->add_flag("-G,--hide-call-graph", args->hide_callchain,
                 "Only the sampled address, on the sample's line (alone: perf's default fields)");
+  cmd->add_flag("--ns", args->nanoseconds, "Print times in nanoseconds (9 decimals)");
+  cmd->add_flag("-D,--dump-raw-trace", args->dump_raw,
+                "Dump every record instead: offset, size, raw bytes and what it says (perf's -D layout, file order)");
+  cmd->add_flag("--header", args->header, "First print the recording's header facts, as perf script --header");
+  cmd->add_flag("--show-mmap-events", args->show_mmap_events, "Also print the MMAP and MMAP2 records, as perf script");
+  cmd->add_flag("--show-task-events", args->show_task_events, "Also print the COMM, FORK and EXIT records, as perf script");
+  cmd->add_option("-c,--comm,--comms", args->comms, "Only samples of these commands")->delimiter(',');
+  cmd->add_option("--pid", args->pids, "Only samples of these process ids")->delimiter(',');
+  cmd->add_option("--tid", args->tids, "Only samples of these thread ids")->delimiter(',');
+  cmd->add_option("--time", args->time,
+                  "Only samples in these ranges, as perf: START,STOP in seconds as printed (either may be empty), "
+                  "several 'A,B C,D', or percentages 10%/2, 0%-10%, 25%");
+  cmd->add_option("-S,--symbols", args->symbols_shown,
+                  "Only samples whose sampled address is in one of these symbols (name, or start address 0x...)")
+      ->delimiter(',');
   args->symbols.add_to(cmd);
   cmd->callback([args] { run_script(*args); });
 }

@@ -22,6 +22,12 @@ SymbolizerOptions SymbolArgs::options() const {
   return so;
 }
 
+std::string default_recording() {
+  auto exists = [](const char* path) { return ::access(path, F_OK) == 0; };
+  if (!exists("sonde.data") && exists("perf.data")) return "perf.data";
+  return "sonde.data";
+}
+
 std::function<void(uint64_t, uint64_t)> progress_printer(const char* command) {
   if (!::isatty(STDERR_FILENO)) return nullptr;
   return [command](uint64_t pos, uint64_t size) {

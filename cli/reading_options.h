@@ -23,6 +23,13 @@ struct SymbolArgs {
   SymbolizerOptions options() const;
 };
 
+// The recording read when -i is not given: sonde.data, or perf.data when
+// only that one exists in the current folder (a perf user's habit).
+std::string default_recording();
+// The -i help text that says so.
+inline constexpr const char* kInputHelp =
+    "Recording to read, - for standard input (default: sonde.data, or perf.data if only that exists)";
+
 // A "reading N%" line on stderr while a large input is read, only when
 // stderr is a terminal (empty function otherwise); clear_progress() erases it.
 std::function<void(uint64_t, uint64_t)> progress_printer(const char* command);

@@ -53,7 +53,7 @@ class ProfileBuilder::Impl {
     if (!event_ok(*s.event)) return;
     if (!f.pids.empty() && std::find(f.pids.begin(), f.pids.end(), s.pid) == f.pids.end()) return;
     if (!f.tids.empty() && std::find(f.tids.begin(), f.tids.end(), s.tid) == f.tids.end()) return;
-    if (s.time && (s.time < f.time_start || s.time > f.time_end)) return;
+    if (!f.time.contains(s.time)) return;
     std::string_view comm = space.comm(s.pid, s.tid);
     if (!f.comms.empty() && std::find(f.comms.begin(), f.comms.end(), comm) == f.comms.end()) return;
 

@@ -14,6 +14,7 @@
 #include "format/stream_reader.h"
 #include "analysis/address_space.h"
 #include "analysis/profile.h"
+#include "analysis/time_ranges.h"
 #include "symbol/symbolizer.h"
 
 namespace sonde::analysis {
@@ -22,7 +23,7 @@ struct ProfileFilter {
   std::vector<uint32_t> pids, tids;
   std::vector<std::string> comms;
   std::vector<std::string> events;
-  uint64_t time_start = 0, time_end = UINT64_MAX;  // ns, inclusive
+  TimeRanges time;  // --time
   bool accepts_event(std::string_view name) const;
 };
 

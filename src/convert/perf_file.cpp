@@ -56,7 +56,7 @@ uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter
   format::Sample s;
   uint64_t kept = 0;
   const bool filtering = !f.pids.empty() || !f.tids.empty() || !f.comms.empty() || !f.events.empty() ||
-                         f.time_start != 0 || f.time_end != UINT64_MAX;
+                         !f.time.empty();
   while (in.next(rec)) {
     session.observe(rec);
     if (rec.header.type == format::kSample) {
@@ -65,7 +65,7 @@ uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter
         if (!f.accepts_event(s.event->name)) continue;
         if (!f.pids.empty() && !contains(f.pids, s.pid)) continue;
         if (!f.tids.empty() && !contains(f.tids, s.tid)) continue;
-        if (s.time && (s.time < f.time_start || s.time > f.time_end)) continue;
+        if (!f.time.contains(s.time)) continue;
         if (!f.comms.empty() && std::find(f.comms.begin(), f.comms.end(), comms.of(s.tid)) == f.comms.end()) continue;
       }
       ++kept;

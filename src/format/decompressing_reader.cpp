@@ -54,6 +54,7 @@ class DecompressingReader : public RecordReader {
       // rest of it is taken at the end and around COMPRESSED records).
       position_ = inner_->position();
       if (out.header.type == kCompressed) {
+        ++compressed_records_;
         sync();
         if (!start_payload(out)) return false;
         continue;
@@ -73,6 +74,7 @@ class DecompressingReader : public RecordReader {
     input_size_ = inner_->input_size();
     unknown_records_ = inner_->unknown_records() + own_unknown_;
     file_mode_ = inner_->file_mode();
+    file_header_ = inner_->file_header();
   }
 
   bool fail(std::string message) {

@@ -43,9 +43,7 @@ std::vector<uint8_t> encode_event_desc(const std::vector<EventDesc>& events) {
   return {b.begin(), b.end()};
 }
 
-namespace {
-
-bool read_string(ByteReader& r, std::string& out) {
+bool read_feature_string(ByteReader& r, std::string& out) {
   uint32_t len;
   std::span<const uint8_t> text;
   if (!r.read(len) || !r.bytes(len, text)) return false;
@@ -56,12 +54,10 @@ bool read_string(ByteReader& r, std::string& out) {
   return true;
 }
 
-}  // namespace
-
 std::optional<std::string> decode_string(std::span<const uint8_t> payload) {
   ByteReader r(payload);
   std::string s;
-  if (!read_string(r, s)) return std::nullopt;
+  if (!read_feature_string(r, s)) return std::nullopt;
   return s;
 }
 
@@ -72,7 +68,7 @@ std::optional<std::vector<std::string>> decode_string_list(std::span<const uint8
   std::vector<std::string> out;
   for (uint32_t i = 0; i < nr; ++i) {
     std::string s;
-    if (!read_string(r, s)) return std::nullopt;
+    if (!read_feature_string(r, s)) return std::nullopt;
     out.push_back(std::move(s));
   }
   return out;
@@ -90,7 +86,7 @@ std::optional<std::vector<EventDesc>> decode_event_desc(std::span<const uint8_t>
     std::span<const uint8_t> attr_bytes;
     if (!r.bytes(attr_size, attr_bytes) || read_attr(attr_bytes, d.attr, nullptr) == 0) return std::nullopt;
     uint32_t nr_ids;
-    if (!r.read(nr_ids) || !read_string(r, d.name)) return std::nullopt;
+    if (!r.read(nr_ids) || !read_feature_string(r, d.name)) return std::nullopt;
     if (nr_ids > r.remaining() / 8) return std::nullopt;
     for (uint32_t j = 0; j < nr_ids; ++j) {
       uint64_t id = 0;

@@ -11,6 +11,10 @@
 
 #include "format/perf_abi.h"
 
+namespace sonde {
+class ByteReader;
+}
+
 namespace sonde::format {
 
 struct EventDesc {
@@ -37,6 +41,9 @@ class FeatureEncoder {
 };
 
 std::vector<uint8_t> encode_event_desc(const std::vector<EventDesc>& events);
+
+// One string at the reader: u32 length, text, NUL padding. false if short.
+bool read_feature_string(sonde::ByteReader& r, std::string& out);
 
 // Decoders return nullopt on any malformed or truncated payload.
 std::optional<std::string> decode_string(std::span<const uint8_t> payload);

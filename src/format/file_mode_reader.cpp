@@ -26,6 +26,9 @@ class FileModeReader : public RecordReader {
       throw_runtime("{} is not a complete perf.data file: {} bytes, shorter than its {}-byte header", name_,
                     file_.size(), kFileHeaderSize);
     std::memcpy(&hdr_, file_.data(), sizeof hdr_);
+    file_header_.data_offset = hdr_.data.offset;
+    file_header_.data_size = hdr_.data.size;
+    std::memcpy(file_header_.features, hdr_.features, sizeof hdr_.features);
     setup_data();
     read_attrs();
     if (features_present_) read_features();

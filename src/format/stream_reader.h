@@ -21,6 +21,14 @@ struct RecordView {
   uint64_t offset = 0;                // stream offset of the record's first byte
 };
 
+// What a file-mode header says (all zero for a pipe-mode stream), for
+// `--header`: perf prints the data section's place and which features the
+// file has.
+struct FileHeaderFacts {
+  uint64_t data_offset = 0, data_size = 0;
+  uint64_t features[4] = {};  // the feature bitmap
+};
+
 class RecordReader {
  public:
   virtual ~RecordReader() = default;
@@ -39,6 +47,9 @@ class RecordReader {
   // Records whose type this reader skipped because it does not know it.
   uint64_t unknown_records() const { return unknown_records_; }
   bool file_mode() const { return file_mode_; }
+  const FileHeaderFacts& file_header() const { return file_header_; }
+  // COMPRESSED records read so far (their contents come out as records).
+  uint64_t compressed_records() const { return compressed_records_; }
 
  protected:
   uint64_t truncated_bytes_ = 0;
@@ -47,6 +58,8 @@ class RecordReader {
   uint64_t input_size_ = 0;
   uint64_t unknown_records_ = 0;
   bool file_mode_ = false;
+  FileHeaderFacts file_header_;
+  uint64_t compressed_records_ = 0;
 };
 
 // Opens a recording: a path, or "-" for standard input. Detects the format

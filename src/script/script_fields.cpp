@@ -41,26 +41,65 @@ uint64_t chain_address(const analysis::Frame& fr) {
 
 }  // namespace
 
-uint32_t parse_script_fields(std::string_view list) {
-  uint32_t fields = 0;
+namespace {
+
+uint32_t field_bit(std::string_view name) {
+  for (const auto& [n, b] : kNames)
+    if (n == name) return b;
+  std::string known;
+  for (const auto& [n, b] : kNames) known += (known.empty() ? "" : ",") + std::string(n);
+  throw_usage("unknown field '{}' in -F (fields: {})", name, known);
+}
+
+}  // namespace
+
+FieldSelection default_script_fields() {
+  constexpr uint32_t kStart = kFieldComm | kFieldTid | kFieldCpu | kFieldTime | kFieldEvent;
+  FieldSelection sel;
+  sel.enabled = true;
+  sel.tracepoint = kStart | kFieldTrace;
+  sel.other = kStart | kFieldPeriod | kFieldIp | kFieldSym | kFieldSymOff | kFieldDso;
+  return sel;
+}
+
+FieldSelection parse_script_fields(std::string_view list) {
+  enum class Change { kNone, kSet, kAdd, kRemove } mode = Change::kNone;
+  FieldSelection sel = default_script_fields();
+  uint32_t set = 0;
+  const std::string_view whole = list;
   while (true) {
     size_t comma = list.find(',');
     std::string_view name = list.substr(0, comma);
-    uint32_t bit = 0;
-    for (const auto& [n, b] : kNames)
-      if (n == name) bit = b;
-    if (!bit) {
-      std::string known;
-      for (const auto& [n, b] : kNames) known += (known.empty() ? "" : ",") + std::string(n);
-      throw_usage("unknown field '{}' in -F (fields: {})", name, known);
+    Change change = Change::kSet;
+    if (!name.empty() && (name[0] == '+' || name[0] == '-')) {
+      change = name[0] == '+' ? Change::kAdd : Change::kRemove;
+      name.remove_prefix(1);
     }
-    fields |= bit;
+    if ((mode == Change::kSet) != (change == Change::kSet) && mode != Change::kNone)
+      throw_usage("-F '{}': either name the fields, or add and remove them with +name,-name (not both)", whole);
+    mode = change;
+    const uint32_t bit = field_bit(name);
+    if (change == Change::kSet) {
+      set |= bit;
+    } else if (change == Change::kAdd) {
+      sel.tracepoint |= bit;
+      if (bit != kFieldTrace) sel.other |= bit;  // as perf: trace is for tracepoints only
+      sel.removed &= ~bit;
+    } else {
+      sel.tracepoint &= ~bit, sel.other &= ~bit;
+      sel.removed |= bit;
+    }
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
+  if (mode == Change::kSet) {
+    sel.tracepoint = sel.other = set;
+    sel.named = true;
+  }
   // As perf: an offset into a symbol that is not printed means nothing.
-  if ((fields & kFieldSymOff) && !(fields & kFieldSym)) throw_usage("-F symoff needs sym");
-  return fields;
+  if ((sel.other & kFieldSymOff) && !(sel.other & kFieldSym)) throw_usage("-F symoff needs sym");
+  if ((sel.tracepoint & kFieldSymOff) && !(sel.tracepoint & kFieldSym)) sel.tracepoint &= ~kFieldSymOff;
+  return sel;
 }
 
 // perf 6.1's builtin-script.c, field by field: perf_sample__fprintf_start
@@ -68,13 +107,16 @@ uint32_t parse_script_fields(std::string_view list) {
 // the tracepoint fields, and the address (with the call chain below the
 // line when there is one, else on it).
 void ScriptPrinter::print_fields(const Sample& s) {
-  const uint32_t f = options_.fields;
+  uint32_t f = sample_fields(s);
   auto out = fmt::appender(buf_);
   analysis::sample_frames(s, walker_.space(), frames_, options_.max_stack);
-  // perf turns ip and sym on by itself for a recording with call chains
-  // (unless -G): the chain is printed below the line, each frame with its
-  // symbol, whatever -F says, and comm is not padded.
-  const bool chain = !options_.hide_callchain && s.callchain_size() > 0;
+  // Reading a pipe, perf turns ip and sym on by itself for events with call
+  // chains (unless -G, or -F -ip / -sym); in file mode only -F ip prints
+  // them. The chain is printed below the line, and comm is not padded.
+  const uint32_t removed = options_.fields.removed;
+  if (!options_.file_mode && !options_.hide_callchain && !(removed & kFieldIp) && s.callchain_size() > 0)
+    f |= kFieldIp | ((removed & kFieldSym) ? 0u : uint32_t(kFieldSym));
+  const bool chain = !options_.hide_callchain && s.callchain_size() > 0 && (f & kFieldIp);
   if (f & kFieldComm) {
     std::string_view comm = walker_.space().comm(s.pid, s.tid);
     if (comm.empty()) comm = ":-1";
@@ -85,11 +127,7 @@ void ScriptPrinter::print_fields(const Sample& s) {
   else if (f & kFieldPid) fmt::format_to(out, "{:>5} ", s.pid);
   else if (f & kFieldTid) fmt::format_to(out, "{:>5} ", s.tid);
   if (f & kFieldCpu) fmt::format_to(out, "[{:03}] ", s.cpu);
-  if (f & kFieldTime) {
-    char t[48];
-    auto n = fmt::format_to_n(t, sizeof t, "{}.{:06}", s.time / 1000000000, (s.time % 1000000000) / 1000).size;
-    fmt::format_to(out, "{:>12}: ", std::string_view(t, std::min(n, sizeof t)));
-  }
+  if (f & kFieldTime) append_time(s.time);
   if (f & kFieldPeriod) fmt::format_to(out, "{:>10} ", s.period);
   if (f & kFieldEvent) {
     if (!event_width_) {
@@ -103,7 +141,7 @@ void ScriptPrinter::print_fields(const Sample& s) {
     buf_.push_back('\n');
     for (const analysis::Frame& fr : frames_) {
       buf_.push_back('\t');
-      append_frame_fields(fr, s.pid, f | kFieldSym, true);
+      append_frame_fields(fr, s.pid, f, true);
       buf_.push_back('\n');
     }
   } else if ((f & kFieldIp) && !frames_.empty()) {
@@ -113,6 +151,27 @@ void ScriptPrinter::print_fields(const Sample& s) {
   // (Without ip and a chain, sym, symoff and dso add nothing, as in perf.)
   buf_.push_back('\n');
   if (buf_.size() > (1 << 16)) flush();
+}
+
+// perf: "%12s" of SEC.USEC, or "%5lu.%09llu" with --ns.
+void ScriptPrinter::append_time(uint64_t time) {
+  auto out = fmt::appender(buf_);
+  const uint64_t sec = time / 1000000000, ns = time % 1000000000;
+  if (options_.nanoseconds) {
+    fmt::format_to(out, "{:>5}.{:09}: ", sec, ns);
+    return;
+  }
+  char t[48];
+  auto n = fmt::format_to_n(t, sizeof t, "{}.{:06}", sec, ns / 1000).size;
+  fmt::format_to(out, "{:>12}: ", std::string_view(t, std::min(n, sizeof t)));
+}
+
+uint32_t ScriptPrinter::sample_fields(const Sample& s) const {
+  const bool tracepoint = s.event->attr.type == PERF_TYPE_TRACEPOINT;
+  uint32_t f = tracepoint ? options_.fields.tracepoint : options_.fields.other;
+  // Defaults that the samples cannot fill are dropped, as perf drops them.
+  if (!(s.event->attr.sample_type & PERF_SAMPLE_CPU) && !options_.fields.named) f &= ~kFieldCpu;
+  return f;
 }
 
 void ScriptPrinter::append_frame_fields(const analysis::Frame& fr, uint32_t pid, uint32_t f, bool in_chain) {

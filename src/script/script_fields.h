@@ -24,8 +24,28 @@ enum ScriptField : uint32_t {
   kFieldDso = 1u << 11,
 };
 
-// "comm,tid,time" -> the field set. Throws a usage error naming the field
-// it does not know and the ones it does.
-uint32_t parse_script_fields(std::string_view list);
+// The fields printed for each kind of event. perf keeps one set per event
+// type; sonde needs two: tracepoints (whose defaults print the tracepoint's
+// fields and no address) and every other event.
+struct FieldSelection {
+  bool enabled = false;     // false: sonde's own line format
+  uint32_t tracepoint = 0;  // ScriptField bits
+  uint32_t other = 0;
+  // Fields taken out with -F -name: a call chain does not bring ip or sym
+  // back (perf turns both on for events with call chains otherwise).
+  uint32_t removed = 0;
+  bool named = false;  // -F named every field: none is dropped
+};
+
+// perf script's defaults: comm,tid,cpu,time,event,trace for tracepoints;
+// comm,tid,cpu,time,period,event,ip,sym,symoff,dso for the others (cpu is
+// dropped where samples carry none).
+FieldSelection default_script_fields();
+
+// -F as perf parses it: "comm,tid,time" selects exactly these fields for
+// every event; "+period,-ip" adds to and removes from the defaults (every
+// name then carries its sign; trace is added to tracepoints only). Throws a
+// usage error naming the field it does not know and the ones it does.
+FieldSelection parse_script_fields(std::string_view list);
 
 }  // namespace sonde::script

@@ -1,5 +1,6 @@
 #include "script/script_printer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "util/error.h"
@@ -65,7 +66,8 @@ char* put_text(char* p, std::string_view s) {
 // "{} {:>7}/{:<7} [{:03}] {}.{:06}: {:>10} {}:" gives it. Written by hand:
 // this line is written once per sample and was a third of `sonde script`'s
 // time through fmt's run-time format parsing.
-void append_sample_header(fmt::memory_buffer& buf, std::string_view comm, const Sample& s, std::string_view event) {
+void append_sample_header(fmt::memory_buffer& buf, std::string_view comm, const Sample& s, std::string_view event,
+                          bool nanoseconds) {
   const size_t at = buf.size();
   // Six numbers of at most 20 digits each, their paddings, 14 fixed characters.
   buf.resize(at + comm.size() + event.size() + 160 + kSlack);
@@ -80,7 +82,8 @@ void append_sample_header(fmt::memory_buffer& buf, std::string_view comm, const 
   p = put_text(p, "] ");
   p = put_decimal(p, s.time / 1000000000);
   *p++ = '.';
-  p = put_right(p, (s.time % 1000000000) / 1000, 6, '0');
+  if (nanoseconds) p = put_right(p, s.time % 1000000000, 9, '0');
+  else p = put_right(p, (s.time % 1000000000) / 1000, 6, '0');
   p = put_text(p, ": ");
   p = put_right(p, s.period, 10, ' ');
   *p++ = ' ';
@@ -102,7 +105,16 @@ ScriptPrinter::~ScriptPrinter() {
   }
 }
 
+void ScriptPrinter::print_header_once() {
+  if (header_done_) return;
+  header_done_ = true;
+  if (!options_.header) return;
+  std::string text = options_.header();
+  buf_.append(text.data(), text.data() + text.size());
+}
+
 void ScriptPrinter::flush() {
+  print_header_once();
   if (buf_.size() == 0) return;
   size_t n = std::fwrite(buf_.data(), 1, buf_.size(), out_);
   buf_.clear();
@@ -192,14 +204,33 @@ void ScriptPrinter::append_trace(const Sample& s, std::string_view sep) {
   if (extra_ && extra_(s, extra_text_)) fmt::format_to(out, "{}{}", sep, extra_text_);
 }
 
+bool ScriptPrinter::selected(const Sample& s) {
+  const analysis::ProfileFilter& f = options_.filter;
+  auto has = [](const auto& list, const auto& v) { return std::find(list.begin(), list.end(), v) != list.end(); };
+  if (!f.time.contains(s.time)) return false;
+  if (!f.pids.empty() && !has(f.pids, s.pid)) return false;
+  if (!f.tids.empty() && !has(f.tids, s.tid)) return false;
+  if (!f.comms.empty() && !has(f.comms, walker_.space().comm(s.pid, s.tid))) return false;
+  if (options_.symbols_shown.empty()) return true;
+  // perf's -S: the sampled address's symbol, by name or start address.
+  analysis::sample_frames(s, walker_.space(), frames_, 1);
+  if (frames_.empty() || !symbols_) return false;
+  analysis::SymbolName sym = symbols_->symbolize(frames_.front(), s.pid);
+  if (sym.name.empty()) return false;
+  if (has(options_.symbols_shown, sym.name)) return true;
+  return has(options_.symbols_shown, fmt::format("{:#x}", frames_.front().addr - sym.offset));
+}
+
 void ScriptPrinter::print(const Sample& s) {
-  if (options_.fields) return print_fields(s);
+  print_header_once();
+  if (!selected(s)) return;
+  if (options_.fields.enabled) return print_fields(s);
   std::string_view comm = walker_.space().comm(s.pid, s.tid);
   if (comm.empty()) comm = ":" ;
   const std::string& event = s.event->name;
   // The command starts the line unpadded, as perf script prints it with call
   // chains: stackcollapse-perf.pl's header regex wants no leading blank.
-  append_sample_header(buf_, comm, s, event);
+  append_sample_header(buf_, comm, s, event, options_.nanoseconds);
   append_trace(s, " ");
   buf_.push_back('\n');
   analysis::sample_frames(s, walker_.space(), frames_, options_.max_stack);

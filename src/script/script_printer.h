@@ -13,7 +13,9 @@
 
 #include "format/tracepoint_format.h"
 #include "analysis/frame_symbols.h"
+#include "analysis/profile_builder.h"
 #include "analysis/recording_walker.h"
+#include "script/script_fields.h"
 #include "util/flat_index.h"
 
 namespace sonde::script {
@@ -23,8 +25,22 @@ struct ScriptOptions {
   bool build_ids = false;  // append the build-id to each frame
   size_t max_stack = 0;
   bool inline_frames = false;  // also print the functions inlined at each frame
-  uint32_t fields = 0;         // -F (ScriptField bits): perf's layout of those fields; 0 = sonde's line
+  FieldSelection fields;        // -F: perf's layout of those fields (not enabled: sonde's line)
   bool hide_callchain = false;  // -G: with -F ip, the sampled address only
+  bool nanoseconds = false;     // --ns: times with 9 decimals
+  // Samples shown: --comm, --pid, --tid, --time (event names unused).
+  analysis::ProfileFilter filter;
+  // -S: only samples whose sampled address is in one of these symbols (a
+  // name, or the symbol's start address as 0x...).
+  std::vector<std::string> symbols_shown;
+  // perf turns ip and sym on for events with call chains when it reads a
+  // pipe (it sees each attr before its samples), not in file mode.
+  bool file_mode = false;
+  bool show_mmap_events = false;  // MMAP and MMAP2 records, in time order with the samples
+  bool show_task_events = false;  // COMM, FORK and EXIT records
+  // --header: the text printed once before anything else (asked when the
+  // first record arrives, so that the recording's features are known).
+  std::function<std::string()> header;
 };
 
 class ScriptPrinter {
@@ -36,11 +52,20 @@ class ScriptPrinter {
   ~ScriptPrinter();
   void set_extra_fields(ExtraFields f) { extra_ = std::move(f); }
   void print(const format::Sample& s);
+  // A side-band record (any non-sample record, in time order): printed if
+  // --show-mmap-events or --show-task-events asks for its type.
+  void print_record(const format::RecordView& rec);  // sideband.cpp
   void flush();
 
  private:
+  bool selected(const format::Sample& s);
+  void print_header_once();
+  // perf script's start of a side-band line (comm, pid/tid, cpu, time).
+  void append_sideband_start(const format::RecordView& rec);
   void print_frame(const analysis::Frame& f, uint32_t pid);
   void print_fields(const format::Sample& s);  // script_fields.cpp
+  uint32_t sample_fields(const format::Sample& s) const;
+  void append_time(uint64_t time);
   void append_frame_fields(const analysis::Frame& f, uint32_t pid, uint32_t fields, bool in_chain);
   // Tracepoint fields or the extra fields (SDT arguments), after `sep`.
   void append_trace(const format::Sample& s, std::string_view sep);
@@ -70,6 +95,7 @@ class ScriptPrinter {
   std::unordered_map<uint64_t, format::TracepointFormat> formats_;
   ExtraFields extra_;
   size_t event_width_ = 0;  // -F event: the longest event name
+  bool header_done_ = false;
 };
 
 }  // namespace sonde::script

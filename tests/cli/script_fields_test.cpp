@@ -33,8 +33,12 @@ TempDir* ScriptFields::dir_ = nullptr;
 // Lines that differ only because perf 6.1 names a .plt stub "_init" (the
 // symbol before it) where sonde names it "NAME@plt" are counted apart.
 void expect_same_as_perf(const std::string& data, const std::string& fields, bool hide) {
-  std::vector<std::string> ours_argv = {sonde_bin(), "script", "-i", data, "-F", fields};
-  std::string perf_cmd = "perf script -i " + data + " -F " + fields;
+  std::vector<std::string> ours_argv = {sonde_bin(), "script", "-i", data};
+  std::string perf_cmd = "perf script -i " + data;
+  if (!fields.empty()) {
+    ours_argv.insert(ours_argv.end(), {"-F", fields});
+    perf_cmd += " -F " + fields;
+  }
   if (hide) {
     ours_argv.push_back("-G");
     perf_cmd += " -G";
@@ -72,6 +76,27 @@ TEST_F(ScriptFields, EveryCombinationPrintsWhatPerfPrints) {
   }
 }
 
+// perf's -F +name / -name: changes to the default fields of each event type
+// (a tracepoint's defaults print its fields and no address).
+TEST_F(ScriptFields, AddAndRemovePrintWhatPerfPrints) {
+  for (const char* data : {"chains.data", "flat.data"}) {
+    for (const char* fields : {"+period", "-ip", "-time", "+pid", "-period,+pid", "-dso", "-symoff", "-comm,-tid",
+                               "-event", "+cpu", "-cpu", "-trace", "+trace", "+ip", "-ip,+sym", "+pid,-tid",
+                               "+comm,-ip", "-sym,-symoff"}) {
+      SCOPED_TRACE(std::string(data) + " -F " + fields);
+      expect_same_as_perf(*dir_ / data, fields, false);
+    }
+  }
+}
+
+// -G alone: perf's default fields, the sampled address on the sample's line.
+TEST_F(ScriptFields, HideCallGraphAlonePrintsPerfsDefaultFields) {
+  for (const char* data : {"chains.data", "flat.data"}) {
+    SCOPED_TRACE(data);
+    expect_same_as_perf(*dir_ / data, "", true);
+  }
+}
+
 TEST_F(ScriptFields, BadFieldsAreUsageErrorsBeforeAnyOutput) {
   std::string data = *dir_ / "chains.data";
   auto unknown = run({sonde_bin(), "script", "-i", data, "-F", "comm,nope"});
@@ -89,6 +114,18 @@ TEST_F(ScriptFields, BadFieldsAreUsageErrorsBeforeAnyOutput) {
   auto offset_alone = run({sonde_bin(), "script", "-i", data, "-F", "ip,symoff"});
   EXPECT_EQ(offset_alone.exit_code, 2);
   EXPECT_EQ(offset_alone.err, "sonde: -F symoff needs sym\n");
+  auto mixed_signs = run({sonde_bin(), "script", "-i", data, "-F", "comm,+period"});
+  EXPECT_EQ(mixed_signs.exit_code, 2);
+  EXPECT_EQ(mixed_signs.err,
+            "sonde: -F 'comm,+period': either name the fields, or add and remove them with +name,-name (not both)\n");
+  EXPECT_EQ(mixed_signs.out, "");
+  auto unknown_added = run({sonde_bin(), "script", "-i", data, "-F", "+nope"});
+  EXPECT_EQ(unknown_added.exit_code, 2);
+  EXPECT_EQ(unknown_added.err,
+            "sonde: unknown field 'nope' in -F (fields: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,dso)\n");
+  auto offset_left = run({sonde_bin(), "script", "-i", data, "-F", "-sym"});
+  EXPECT_EQ(offset_left.exit_code, 2);
+  EXPECT_EQ(offset_left.err, "sonde: -F symoff needs sym\n");
   // A usage error is found before the input is opened.
   auto missing = run({sonde_bin(), "script", "-i", *dir_ / "missing.data", "-F", "bogus"});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -138,6 +139,17 @@ size_t count_lines_with(const std::string& text, const std::string& needle) {
   for (const auto& l : lines(text))
     if (l.find(needle) != std::string::npos) ++n;
   return n;
+}
+
+std::string first_difference(const std::string& ours, const std::string& theirs) {
+  auto a = lines(ours), b = lines(theirs);
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    std::string x = i < a.size() ? a[i] : "<end>", y = i < b.size() ? b[i] : "<end>";
+    if (x != y)
+      return "sonde " + std::to_string(a.size()) + " lines, perf " + std::to_string(b.size()) + "; first difference at line " +
+             std::to_string(i + 1) + ":\nperf:  " + y + "\nsonde: " + x;
+  }
+  return "";
 }
 
 }  // namespace sonde::test

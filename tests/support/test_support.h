@@ -42,6 +42,9 @@ bool compile_fixture(const std::string& source, const std::string& out, const st
 
 // Splits text into lines.
 std::vector<std::string> lines(const std::string& text);
+// "" when the texts are equal line for line, else what differs: the line
+// counts and the first differing line of each (for a test's message).
+std::string first_difference(const std::string& ours, const std::string& theirs);
 // Number of lines containing `needle`.
 size_t count_lines_with(const std::string& text, const std::string& needle);
 

@@ -1,0 +1,186 @@
+#include "script/raw_dump.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstring>
+#include <vector>
+
+#include "format/perf_abi.h"
+#include "format/sample.h"
+#include "format/session.h"
+#include "script/record_text.h"
+#include "util/byte_reader.h"
+#include "util/error.h"
+
+namespace sonde::script {
+
+using namespace sonde::format;
+
+namespace {
+
+// C's "%#lx": no 0x before a zero.
+std::string hex(uint64_t v) { return v ? fmt::format("{:#x}", v) : "0"; }
+
+// ".  0000:  50 00 ... 00  P.....T........." sixteen bytes a line.
+void append_hex(std::span<const uint8_t> bytes, fmt::memory_buffer& out) {
+  auto it = fmt::appender(out);
+  fmt::format_to(it, ".\n. ... raw event: size {} bytes\n", bytes.size());
+  for (size_t line = 0; line < bytes.size(); line += 16) {
+    const size_t n = std::min<size_t>(16, bytes.size() - line);
+    fmt::format_to(it, ".  {:04x}: ", line);
+    for (size_t i = 0; i < n; ++i) fmt::format_to(it, " {:02x}", bytes[line + i]);
+    for (size_t i = n; i < 16; ++i) fmt::format_to(it, "   ");
+    fmt::format_to(it, "  ");
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned char c = bytes[line + i];
+      out.push_back(c < 128 && std::isprint(c) ? static_cast<char>(c) : '.');
+    }
+    for (size_t i = n; i < 16; ++i) out.push_back(' ');
+    out.push_back('\n');
+  }
+  out.push_back('\n');
+}
+
+// perf's "CPU TIME " before a record's offset: the sample's or the
+// record's sample_id; "-1 -1 " while no event says records carry one.
+void append_timestamp(const Session& session, const RecordView& rec, const Sample* sample, fmt::memory_buffer& out) {
+  const EventInfo* first = session.events().empty() ? nullptr : &session.events().front();
+  if (!first || (!sample && !first->attr.sample_id_all)) return fmt::format_to(fmt::appender(out), "-1 -1 "), void();
+  SampleId id;
+  if (sample) id.cpu = sample->cpu, id.time = sample->time;
+  else if (rec.header.type < 64) session.decode_sample_id(rec, id);  // perf's own records carry none
+  const uint64_t type = sample ? sample->event->attr.sample_type : first->attr.sample_type;
+  if (type & PERF_SAMPLE_CPU) fmt::format_to(fmt::appender(out), "{} ", id.cpu);
+  if (type & PERF_SAMPLE_TIME) fmt::format_to(fmt::appender(out), "{} ", id.time);
+}
+
+void append_sample(const RecordView& rec, const Sample& s, fmt::memory_buffer& out) {
+  auto it = fmt::appender(out);
+  fmt::format_to(it, "PERF_RECORD_SAMPLE(IP, {:#x}): {}/{}: {} period: {} addr: {}\n", rec.header.misc,
+                 int32_t(s.pid), int32_t(s.tid), hex(s.ip), s.period, hex(s.addr));
+  if (s.event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+    fmt::format_to(it, "... FP chain: nr:{}\n", s.callchain_size());
+    for (size_t i = 0; i < s.callchain_size(); ++i) fmt::format_to(it, "..... {:2}: {:016x}\n", i, s.callchain_at(i));
+  }
+  if (s.event->attr.sample_type & PERF_SAMPLE_STACK_USER)
+    fmt::format_to(it, "... ustack: size: {}, offset: {:#x}\n", s.stack_dyn_size, 0);
+}
+
+// perf's records about the recording itself (file mode writes them).
+void append_id_index(ByteReader r, fmt::memory_buffer& out) {
+  uint64_t nr = 0;
+  r.read(nr);
+  fmt::format_to(fmt::appender(out), "PERF_RECORD_ID_INDEX nr: {}\n", nr);
+  uint64_t id, idx, cpu, tid;
+  for (uint64_t i = 0; i < nr && r.read(id) && r.read(idx) && r.read(cpu) && r.read(tid); ++i)
+    fmt::format_to(fmt::appender(out), " ... id: {}  idx: {}  cpu: {}  tid: {}\n", id, idx, int64_t(cpu), int64_t(tid));
+}
+
+void append_thread_map(ByteReader r, fmt::memory_buffer& out) {
+  uint64_t nr = 0, pid = 0;
+  r.read(nr);
+  fmt::format_to(fmt::appender(out), "PERF_RECORD_THREAD_MAP nr: {} thread{}: ", nr, nr > 1 ? "s" : "");
+  for (uint64_t i = 0; i < nr && r.read(pid) && r.skip(16); ++i)  // pid, then a 16-byte comm
+    fmt::format_to(fmt::appender(out), "{}{}", i ? ", " : "", int64_t(pid));
+  out.push_back('\n');
+}
+
+// A CPU_MAP's list ("0-1,4") for its cpu-list and range forms.
+void append_cpu_map(ByteReader r, fmt::memory_buffer& out) {
+  uint16_t type = 0;
+  r.read(type);
+  std::vector<uint16_t> cpus;
+  if (type == 0) {
+    uint16_t nr = 0, cpu = 0;
+    r.read(nr);
+    for (uint16_t i = 0; i < nr && r.read(cpu); ++i) cpus.push_back(cpu);
+  } else if (type == 2) {
+    uint8_t any = 0, pad = 0;
+    uint16_t first = 0, last = 0;
+    if (r.read(any) && r.read(pad) && r.read(first) && r.read(last))
+      for (uint32_t c = first; c <= last; ++c) cpus.push_back(static_cast<uint16_t>(c));
+  }
+  fmt::format_to(fmt::appender(out), "PERF_RECORD_CPU_MAP: ");
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    fmt::format_to(fmt::appender(out), "{}{}", i ? "," : "", cpus[i]);
+    if (j > i) fmt::format_to(fmt::appender(out), "-{}", cpus[j]);
+    i = j + 1;
+  }
+  out.push_back('\n');
+}
+
+void append_decoded(const RecordView& rec, fmt::memory_buffer& out) {
+  auto it = fmt::appender(out);
+  ByteReader body(rec.bytes.data() + sizeof(RecordHeader), rec.bytes.size() - sizeof(RecordHeader));
+  switch (rec.header.type) {
+    case kIdIndex: return append_id_index(body, out);
+    case kThreadMap: return append_thread_map(body, out);
+    case kCpuMap: return append_cpu_map(body, out);
+    case kLost:
+      if (rec.bytes.size() >= sizeof(Lost))
+        return fmt::format_to(it, "PERF_RECORD_LOST: id:{}: lost:{}\n", load<uint64_t>(rec.bytes.data() + 8),
+                              load<uint64_t>(rec.bytes.data() + 16)),
+               void();
+      break;
+    case kEventUpdate:
+      if (rec.bytes.size() >= 24 && load<uint64_t>(rec.bytes.data() + 8) == 2) {  // a name
+        const char* name = reinterpret_cast<const char*>(rec.bytes.data() + 24);
+        return fmt::format_to(it, "PERF_RECORD_EVENT_UPDATE\n... id:    {}\n... name:  {}\n",
+                              load<uint64_t>(rec.bytes.data() + 16), std::string_view(name, strnlen(name, rec.bytes.size() - 24))),
+               void();
+      }
+      break;
+    case kFinishedInit:
+      return fmt::format_to(it, "PERF_RECORD_FINISHED_INIT: unhandled!\n"), void();
+    default:
+      break;
+  }
+  append_record_text(rec, out);
+}
+
+}  // namespace
+
+RawDumpResult dump_raw_records(RecordReader& reader, const std::string& label, std::FILE* out) {
+  Session session;
+  RecordView rec;
+  Sample sample;
+  RawDumpResult result;
+  fmt::memory_buffer buf;
+  auto write = [&] {
+    if (std::fwrite(buf.data(), 1, buf.size(), out) != buf.size()) throw_runtime("cannot write the output: {}", errno_text(errno));
+    buf.clear();
+  };
+  while (reader.next(rec)) {
+    const uint32_t type = rec.header.type;
+    // In file mode the reader makes these from the header's sections: they
+    // are not records of the file (perf dumps only the data section).
+    const bool synthesized = reader.file_mode() && (type == kHeaderAttr || type == kHeaderFeature ||
+                                                    type == kHeaderTracingData || type == kHeaderBuildId);
+    const bool have_sample = type == kSample && session.decode_sample(rec, sample);
+    if (synthesized) {
+      session.observe(rec);
+      continue;
+    }
+    ++result.records;
+    // perf counts a pipe's offsets from after its 16-byte header.
+    const uint64_t offset = reader.file_mode() ? rec.offset : rec.offset - kPipeHeaderSize;
+    auto it = fmt::appender(buf);
+    fmt::format_to(it, "\n{}@{} [{:#x}]: event: {}\n", hex(offset), label, rec.header.size, type);
+    append_hex(rec.bytes, buf);
+    append_timestamp(session, rec, have_sample ? &sample : nullptr, buf);
+    fmt::format_to(it, "{} [{:#x}]: ", hex(offset), rec.header.size);
+    if (have_sample) append_sample(rec, sample, buf);
+    else append_decoded(rec, buf);
+    session.observe(rec);  // after: perf prints an attr's record before it knows the attr
+    if (buf.size() > (1 << 16)) write();
+  }
+  write();
+  if (std::fflush(out) != 0) throw_runtime("cannot write the output: {}", errno_text(errno));
+  result.stop_error = reader.error();
+  return result;
+}
+
+}  // namespace sonde::script
