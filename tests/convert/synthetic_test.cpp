@@ -12,6 +12,7 @@
 
 #include "convert/convert.h"
 #include "analysis/profile.h"
+#include "support/synthetic_profile.h"
 #include "support/test_support.h"
 
 namespace sonde::test {
@@ -38,17 +39,7 @@ struct ProfileMaker {
   uint32_t location(const std::string& name) {
     auto it = fn_index.find(name);
     if (it != fn_index.end()) return it->second;
-    analysis::ProfileFunction f;
-    f.name = f.raw_name = p.intern(name);
-    f.mapping = 0;
-    f.resolved = true;
-    p.functions.push_back(f);
-    analysis::ProfileLocation loc;
-    loc.mapping = 0;
-    loc.address = 0x400000 + 16 * p.locations.size();
-    loc.function = static_cast<uint32_t>(p.functions.size() - 1);
-    p.locations.push_back(loc);
-    uint32_t id = static_cast<uint32_t>(p.locations.size() - 1);
+    uint32_t id = sonde::test::add_function_location(p, name, 0, 0x400000 + 16 * p.locations.size());
     fn_index.emplace(name, id);
     return id;
   }

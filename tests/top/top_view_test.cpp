@@ -3,6 +3,7 @@
 // graph as the screen shows them.
 #include <gtest/gtest.h>
 
+#include "support/synthetic_profile.h"
 #include "top/keys.h"
 #include "top/top_view.h"
 
@@ -28,17 +29,7 @@ Interval sample_interval() {
   Interval iv;
   analysis::Profile& p = iv.profile;
   p.mappings.push_back({0x1000, 0x2000, 0, p.intern("/bin/app"), 0, false});
-  for (const char* name : {"hot", "caller", "main"}) {
-    analysis::ProfileFunction f;
-    f.name = f.raw_name = p.intern(name);
-    f.mapping = 0;
-    f.resolved = true;
-    p.functions.push_back(f);
-    analysis::ProfileLocation loc;
-    loc.mapping = 0;
-    loc.function = static_cast<uint32_t>(p.functions.size() - 1);
-    p.locations.push_back(loc);
-  }
+  for (const char* name : {"hot", "caller", "main"}) sonde::test::add_function_location(p, name, 0);
   p.nodes = {{UINT32_MAX, 2, 0}, {0, 1, 1}, {1, 0, 2}};
   p.events.push_back({"cpu-clock", "nanoseconds", 4, 400});
   p.samples.push_back({0, 10, 11, 0, p.intern("app"), 2, 3, 300, 0});
