@@ -1,0 +1,228 @@
+#include "report/text_report.h"
+
+#include <algorithm>
+
+#include "report/call_graph_printer.h"
+
+namespace sonde::report {
+
+using analysis::Profile;
+
+namespace {
+
+bool is_percent(Field f) {
+  return f == Field::kChildren || f == Field::kOverhead || f == Field::kOverheadSys || f == Field::kOverheadUs;
+}
+
+std::string header_name(Field f, bool children) {
+  switch (f) {
+    case Field::kChildren: return "Children";
+    case Field::kOverhead: return children ? "Self" : "Overhead";
+    case Field::kOverheadSys: return "sys";
+    case Field::kOverheadUs: return "usr";
+    case Field::kSample: return "Samples";
+    case Field::kPeriod: return "Period";
+    case Field::kComm: return "Command";
+    case Field::kPid: return "    Pid:Command";
+    case Field::kTid: return "    Tid:Command";
+    case Field::kDso: return "Shared Object";
+    case Field::kSym: return "Symbol";
+    case Field::kSrcline: return "Source:Line";
+    case Field::kParent: return "Parent symbol";
+    case Field::kCpu: return "CPU";
+    case Field::kSocket: return "Socket";
+    case Field::kCore: return "Core";
+  }
+  return "";
+}
+
+// C's "%*.*d": at least `precision` digits (a '-' comes before them).
+std::string c_int(int64_t v, size_t width, size_t precision) {
+  const std::string digits = fmt::format("{}{:0{}}", v < 0 ? "-" : "", v < 0 ? -v : v, precision);
+  return fmt::format("{:>{}}", digits, width);
+}
+
+class Table {
+ public:
+  Table(const Profile& p, const ReportOptions& o, const RowSet& rows) : p_(p), o_(o), rows_(rows) {
+    const std::vector<Field> elided = elided_fields(o);
+    for (Field f : o.layout.columns)
+      if (std::find(elided.begin(), elided.end(), f) == elided.end()) columns_.push_back(f);
+    size_widths();
+  }
+
+  void header(fmt::memory_buffer& out) const;
+  void row(const HistEntry& e, fmt::memory_buffer& out) const;
+
+ private:
+  void size_widths();
+  void grow(Field f, size_t n) {
+    size_t& w = widths_[static_cast<size_t>(f)];
+    w = std::max(w, n);
+  }
+  size_t width(Field f) const { return widths_[static_cast<size_t>(f)]; }
+  std::string cell(Field f, const HistEntry& e) const;
+  std::string symbol_cell(const HistEntry& e) const;
+  std::string_view thread_comm(const HistEntry& e) const {
+    auto it = p_.thread_comms.find(e.tid);
+    return it == p_.thread_comms.end() ? p_.str(e.comm) : p_.str(it->second);
+  }
+
+  const Profile& p_;
+  const ReportOptions& o_;
+  const RowSet& rows_;
+  std::vector<Field> columns_;
+  size_t widths_[32] = {};
+};
+
+// perf's hists__calc_col_len over the rows no filter hides, then at least
+// each header's width.
+void Table::size_widths() {
+  bool unresolved = false;
+  size_t comm = 0;
+  for (const HistEntry* e : rows_.visible) {
+    const bool resolved = symbol_resolved(p_, *e);
+    grow(Field::kSym, resolved ? symbol_name(p_, *e).size() + 4 + (o_.verbose ? 21 : 0) : 22);
+    unresolved |= !resolved;
+    comm = std::max(comm, thread_comm(*e).size());
+    const auto& loc = p_.locations[e->location];
+    if (loc.mapping != UINT32_MAX) grow(Field::kDso, object_name(p_, e->location, o_.verbose).size());
+    if (e->parent != UINT32_MAX) grow(Field::kParent, p_.str(p_.functions[e->parent].name).size());
+    grow(Field::kSrcline, e->srcline.size());
+  }
+  grow(Field::kComm, comm);
+  if (comm) grow(Field::kPid, comm + 8), grow(Field::kTid, comm + 8);
+  if (unresolved && width(Field::kDso) < 16 && o_.dsos.empty()) grow(Field::kDso, 16);
+  for (Field f : columns_) {
+    grow(f, header_name(f, o_.children && !o_.layout.named).size());
+    if (is_percent(f)) grow(f, 8);
+    if (f == Field::kSample || f == Field::kPeriod) grow(f, 12);
+  }
+}
+
+void Table::header(fmt::memory_buffer& out) const {
+  auto it = fmt::appender(out);
+  fmt::format_to(it, "# ");
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Field f = columns_[i];
+    const std::string name = header_name(f, o_.children && !o_.layout.named);
+    if (i) fmt::format_to(it, "  ");
+    if (!is_key(f)) fmt::format_to(it, "{:>{}}", name, width(f));
+    else fmt::format_to(it, "{:<{}}", name.substr(0, width(f)), width(f));
+  }
+  fmt::format_to(it, "\n# ");
+  for (size_t i = 0; i < columns_.size(); ++i) fmt::format_to(it, "{}{}", i ? "  " : "", std::string(width(columns_[i]), '.'));
+  fmt::format_to(it, "\n#\n");
+}
+
+std::string Table::symbol_cell(const HistEntry& e) const {
+  const auto& loc = p_.locations[e.location];
+  std::string out;
+  if (o_.verbose) {
+    // perf: the address in the object, and where its symbols came from
+    // (sonde does not say: '.').
+    uint64_t addr = loc.mapping != UINT32_MAX && !loc.kernel ? loc.file_offset : loc.address;
+    out += fmt::format("{:<#18x} {} ", addr, loc.kernel ? 'k' : '.');
+  }
+  out += fmt::format("[{}] {}", e.kernel ? 'k' : '.', symbol_name(p_, e));
+  return out;
+}
+
+std::string Table::cell(Field f, const HistEntry& e) const {
+  const uint64_t total = rows_.hists->period;
+  auto pct = [&](uint64_t v) { return fmt::format("{:>{}.2f}%", total ? 100.0 * double(v) / double(total) : 0.0, width(f) - 1); };
+  switch (f) {
+    case Field::kChildren: return pct(e.acc_period);
+    case Field::kOverhead: return pct(e.self_period);
+    case Field::kOverheadSys: return pct(e.sys_period);
+    case Field::kOverheadUs: return pct(e.us_period);
+    case Field::kSample: return fmt::format("{:>{}}", e.self_samples, width(f));
+    case Field::kPeriod: return fmt::format("{:>{}}", e.self_period, width(f));
+    case Field::kComm: return fmt::format("{:<{}}", p_.str(e.comm), width(f));
+    case Field::kPid:
+    case Field::kTid: return fmt::format("{:>7}:{:<{}}", e.tid, thread_comm(e), std::max<size_t>(width(f), 7) - 8);
+    case Field::kDso: return fmt::format("{:<{}}", object_name(p_, e.location, o_.verbose), width(f));
+    case Field::kSym: return symbol_cell(e);
+    case Field::kSrcline: return e.srcline;
+    case Field::kParent:
+      return fmt::format("{:<{}}", e.parent == UINT32_MAX ? "[other]" : p_.str(p_.functions[e.parent].name), width(f));
+    case Field::kCpu: return c_int(e.cpu, width(f), width(f));
+    case Field::kSocket: return c_int(e.socket, width(f), width(f) - 3);
+    case Field::kCore: return c_int(e.core, width(f), width(f) - 3);
+  }
+  return "";
+}
+
+// Every cell but the last is padded to its column's width.
+void Table::row(const HistEntry& e, fmt::memory_buffer& out) const {
+  auto it = fmt::appender(out);
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    std::string c = cell(columns_[i], e);
+    if (i + 1 < columns_.size() && c.size() < width(columns_[i])) c.resize(width(columns_[i]), ' ');
+    fmt::format_to(it, "  {}", c);
+  }
+  out.push_back('\n');
+}
+
+// perf's unit: "1K" above a thousand samples.
+std::string sample_count(uint64_t n) {
+  char unit = ' ';
+  for (char u : {'K', 'M', 'G'})
+    if (n > 1000) n /= 1000, unit = u;
+  return fmt::format("{}{}", n, unit);
+}
+
+std::string chain_frame_name(const Profile& p, const ReportOptions& o, const ChainElem& e) {
+  const auto& fn = p.functions[e.function];
+  const auto& loc = p.locations[e.location];
+  if (!fn.resolved) return loc.address ? fmt::format("{:#x}", loc.address) : "0";  // C's %#lx
+  std::string name(p.str(fn.name));
+  if (o.graph.key == GraphKey::kFunction) return name;
+  // perf adds the frame's source line ("file.c:12"); without one, the
+  // offset for the address key (its symbol name left out) or ??:0.
+  if (!loc.lines.empty()) {
+    const auto& l = loc.lines.back();
+    std::string_view file = p.str(p.functions[l.function].file);
+    if (!file.empty()) return fmt::format("{} {}:{}", name, file.substr(file.rfind('/') + 1), l.line);
+  }
+  return o.graph.key == GraphKey::kAddress ? fmt::format("{} +{}", name, loc.symbol_offset) : name + " ??:0";
+}
+
+void write_event(const Profile& p, const RowSet& rs, const ReportOptions& o, fmt::memory_buffer& out) {
+  auto it = fmt::appender(out);
+  const Table table(p, o, rs);
+  if (!o.quiet) {
+    fmt::format_to(it, "# Samples: {} of event '{}'", sample_count(rs.hists->samples), p.events[rs.hists->event].name);
+    if (!o.time_text.empty()) fmt::format_to(it, " (time slices: {})", o.time_text);
+    fmt::format_to(it, "\n# Event count (approx.): {}\n#\n", rs.hists->period);
+    table.header(out);
+  }
+  GraphPrint how{o.graph, [&](const ChainElem& e) { return chain_frame_name(p, o, e); }, o.sort_starts_with_sym};
+  for (const HistEntry* e : rs.shown) {
+    table.row(*e, out);
+    if (o.call_graph && e->chains)
+      print_call_graph(*e->chains, how, rs.hists->period, o.children ? e->acc_period : e->self_period, out);
+  }
+  fmt::format_to(it, "\n\n");
+}
+
+}  // namespace
+
+void write_text_report(const Profile& p, const std::vector<RowSet>& rows, const ReportOptions& o,
+                       fmt::memory_buffer& out) {
+  auto it = fmt::appender(out);
+  if (!o.quiet && !o.header.empty()) out.append(o.header.data(), o.header.data() + o.header.size());
+  else if (!o.quiet) fmt::format_to(it, "# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+  if (rows.empty()) return;  // perf stops here when no sample is left (and says so on stderr)
+  // perf names the one value a filter leaves (its column is not printed).
+  for (Field f : o.layout.columns) {
+    if (f == Field::kComm && o.comms.size() == 1) fmt::format_to(it, "# comm: {}\n", o.comms[0]);
+    if (f == Field::kDso && o.dsos.size() == 1) fmt::format_to(it, "# dso: {}\n", o.dsos[0]);
+  }
+  if (!o.quiet) fmt::format_to(it, "#\n# Total Lost Samples: {}\n#\n", p.lost_samples);
+  for (const RowSet& rs : rows) write_event(p, rs, o, out);
+  if (o.threads) fmt::format_to(it, "# PID  TID\n");
+  for (const auto& n : p.notes) fmt::format_to(it, "# note: {}\n", n);
+}
+
+}  // namespace sonde::report
