@@ -47,6 +47,7 @@ class Builder {
       use_socket_ |= f == Field::kSocket, use_core_ |= f == Field::kCore;
     }
     rank_objects();
+    if (o.key == GraphKey::kSrcline) rank_srclines();
   }
 
   std::vector<EventHists> build();
@@ -59,6 +60,7 @@ class Builder {
   };
 
   void rank_objects();
+  void rank_srclines();
   uint32_t dso_id(uint32_t location) const;
   uint32_t srcline_id(uint32_t location);
   void sample_chain(const ProfileSample& s, std::vector<ChainElem>& chain) const;
@@ -74,6 +76,7 @@ class Builder {
   bool use_comm_ = false, use_thread_ = false, use_dso_ = false, use_sym_ = false, use_srcline_ = false;
   bool use_parent_ = false, use_cpu_ = false, use_socket_ = false, use_core_ = false;
   std::vector<uint32_t> object_rank_;  // by mapping
+  std::vector<uint32_t> srcline_rank_;  // -g srcline: by location, the rank of its line's text (0: none)
   std::unordered_map<std::string, uint32_t> srclines_;
   std::vector<std::string> srcline_text_;
   std::unordered_map<HistKey, uint32_t, HistKeyHash> index_;
@@ -91,6 +94,19 @@ void Builder::rank_objects() {
     if (!fresh) it->second = std::min(it->second, rank);
   }
   for (const auto& m : p_.mappings) object_rank_.push_back(first[m.path] + 1);
+}
+
+// perf compares frames by their source lines' text there (by function
+// where a frame has none).
+void Builder::rank_srclines() {
+  std::vector<std::string> text(p_.locations.size());
+  for (uint32_t l = 0; l < text.size(); ++l) text[l] = frame_srcline(p_, l, GraphKey::kSrcline);
+  std::vector<std::string> sorted = text;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  srcline_rank_.resize(text.size());
+  for (uint32_t l = 0; l < text.size(); ++l)
+    srcline_rank_[l] = text[l].empty() ? 0 : 1 + uint32_t(std::lower_bound(sorted.begin(), sorted.end(), text[l]) - sorted.begin());
 }
 
 uint32_t Builder::dso_id(uint32_t location) const {
@@ -131,6 +147,10 @@ void Builder::sample_chain(const ProfileSample& s, std::vector<ChainElem>& chain
     const bool resolved = p_.functions[loc.function].resolved;
     const uint64_t where = loc.mapping != UINT32_MAX && !loc.kernel ? loc.file_offset : loc.address;
     e.position = o_.key == GraphKey::kFunction && resolved ? where - loc.symbol_offset : loc.address;
+    if (o_.key == GraphKey::kSrcline) {
+      if (srcline_rank_[l]) e.object = 0, e.position = srcline_rank_[l];
+      else e.position = resolved ? where - loc.symbol_offset : loc.address;
+    }
     if (loc.lines.size() >= 2) {
       for (const auto& line : loc.lines) {
         e.function = line.function;
@@ -266,6 +286,17 @@ std::vector<EventHists> Builder::build() {
 }
 
 }  // namespace
+
+std::string frame_srcline(const Profile& p, uint32_t location, GraphKey key) {
+  const ProfileLocation& loc = p.locations[location];
+  if (loc.kernel) return key == GraphKey::kAddress ? fmt::format("+{}", loc.symbol_offset) : "";
+  if (!loc.lines.empty()) {
+    const auto& l = loc.lines.back();
+    std::string_view file = p.str(p.functions[l.function].file);
+    if (!file.empty()) return fmt::format("{}:{}", basename(file), l.line);
+  }
+  return "??:0";
+}
 
 std::string object_name(const Profile& p, uint32_t location, bool long_name) {
   if (location == UINT32_MAX) return "[unknown]";

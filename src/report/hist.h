@@ -65,6 +65,12 @@ struct HistOptions {
 
 std::vector<EventHists> build_hists(const analysis::Profile& p, const HistOptions& options);
 
+// What perf adds to a call-graph frame's name for the address and srcline
+// keys: "file.c:12"; "??:0" for user code without lines; in the kernel
+// (no lines without a vmlinux) "+OFFSET" for the address key, nothing for
+// srcline.
+std::string frame_srcline(const analysis::Profile& p, uint32_t location, GraphKey key);
+
 // A row's object as perf names it: "[kernel.kallsyms]", "[vdso]", the file
 // name, or with `long_name` its path; "[unknown]" without one.
 std::string object_name(const analysis::Profile& p, uint32_t location, bool long_name);

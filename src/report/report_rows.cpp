@@ -99,49 +99,57 @@ class RowOrder {
   const std::vector<Field>& elided_;
 };
 
-// The order perf's rows reach its output tree in: by the keys of the sort
-// list, as its collapse step compares them (symbols by object, then start
-// address).
+// perf's collapse comparison of two rows (hist_entry__collapse(left,
+// right) over the sort keys, util/sort.c): its sign places a new row in
+// the tree that then feeds the output tree. Addresses compare by their
+// signed difference, as perf's do.
 class CollapseOrder {
  public:
   CollapseOrder(const Profile& p, const ReportOptions& o) : p_(p), o_(o) {}
 
-  bool operator()(const HistEntry* a, const HistEntry* b) const {
+  int64_t operator()(const HistEntry& left, const HistEntry& right) const {
     for (Field f : o_.layout.sort) {
       if (!is_key(f)) continue;
-      if (int c = compare(f, *a, *b)) return c > 0;
+      if (int64_t c = compare(f, left, right)) return c;
     }
-    return false;
+    return 0;
   }
 
  private:
-  int compare(Field f, const HistEntry& a, const HistEntry& b) const {
+  static int64_t strcmp_sign(std::string_view a, std::string_view b) { return a < b ? -1 : (b < a ? 1 : 0); }
+  static int64_t cmp_null(bool left_null, bool right_null) {
+    if (left_null && right_null) return 0;
+    return left_null ? -1 : 1;
+  }
+  int64_t compare(Field f, const HistEntry& l, const HistEntry& r) const {
     switch (f) {
-      case Field::kComm: return ascending(p_.str(a.comm), p_.str(b.comm));
+      case Field::kComm: return strcmp_sign(p_.str(r.comm), p_.str(l.comm));
       case Field::kPid:
-      case Field::kTid: return ascending(a.tid, b.tid);
-      case Field::kDso: return dso(a, b);
+      case Field::kTid: return int64_t(r.tid) - int64_t(l.tid);
+      case Field::kDso: return dso(l, r);
       case Field::kSym: {
-        if (int c = dso(a, b)) return c;
-        const bool ra = symbol_resolved(p_, a), rb = symbol_resolved(p_, b);
-        if (int c = nulls_last(ra, rb); c) return c;
-        return ascending(position(a, ra), position(b, rb));
+        const bool rl = symbol_resolved(p_, l), rr = symbol_resolved(p_, r);
+        if (!rl && !rr) return static_cast<int64_t>(position(r, false) - position(l, false));
+        if (int64_t c = dso(l, r)) return c;
+        if (!rl || !rr) return cmp_null(!rl, !rr);
+        return static_cast<int64_t>(position(r, true) - position(l, true));
       }
-      case Field::kSrcline: return ascending(a.srcline, b.srcline);
+      case Field::kSrcline: return strcmp_sign(r.srcline, l.srcline);
       case Field::kParent:
-        if (int c = nulls_last(a.parent != UINT32_MAX, b.parent != UINT32_MAX); c || a.parent == UINT32_MAX) return c;
-        return ascending(p_.str(p_.functions[a.parent].name), p_.str(p_.functions[b.parent].name));
-      case Field::kCpu: return ascending(a.cpu, b.cpu);
-      case Field::kSocket: return ascending(a.socket, b.socket);
-      case Field::kCore: return ascending(a.core, b.core);
+        if (l.parent == UINT32_MAX || r.parent == UINT32_MAX) return cmp_null(l.parent == UINT32_MAX, r.parent == UINT32_MAX);
+        return strcmp_sign(p_.str(p_.functions[r.parent].name), p_.str(p_.functions[l.parent].name));
+      case Field::kCpu: return int64_t(r.cpu) - int64_t(l.cpu);
+      case Field::kSocket: return int64_t(r.socket) - int64_t(l.socket);
+      case Field::kCore: return int64_t(r.core) - int64_t(l.core);
       default: return 0;
     }
   }
-  int dso(const HistEntry& a, const HistEntry& b) const {
-    const bool a_has = p_.locations[a.location].mapping != UINT32_MAX || p_.locations[a.location].kernel;
-    const bool b_has = p_.locations[b.location].mapping != UINT32_MAX || p_.locations[b.location].kernel;
-    if (int c = nulls_last(a_has, b_has); c || !a_has) return c;
-    return ascending(object_name(p_, a.location, o_.verbose), object_name(p_, b.location, o_.verbose));
+  bool has_object(const HistEntry& e) const {
+    return p_.locations[e.location].mapping != UINT32_MAX || p_.locations[e.location].kernel;
+  }
+  int64_t dso(const HistEntry& l, const HistEntry& r) const {
+    if (!has_object(l) || !has_object(r)) return cmp_null(!has_object(l), !has_object(r));
+    return strcmp_sign(object_name(p_, r.location, o_.verbose), object_name(p_, l.location, o_.verbose));
   }
   // The symbol's start in its object, or the address without a symbol.
   uint64_t position(const HistEntry& e, bool resolved) const {
@@ -167,11 +175,14 @@ std::vector<RowSet> arrange_rows(const Profile& p, const std::vector<EventHists>
     if (h.samples == 0) continue;
     RowSet& rs = out.emplace_back();
     rs.hists = &h;
+    // Rows in the order they were made, through perf's collapse tree, then
+    // its output tree.
     std::vector<const HistEntry*> all;
     for (const HistEntry& e : h.entries) all.push_back(&e);
-    std::stable_sort(all.begin(), all.end(), CollapseOrder(p, o));
     std::vector<uint32_t> order(all.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    const CollapseOrder collapse(p, o);
+    order = rbtree_order(order, [&](uint32_t fresh, uint32_t node) { return collapse(*all[node], *all[fresh]) < 0; });
     const RowOrder before(p, o, elided);
     order = rbtree_order(order, [&](uint32_t a, uint32_t b) { return before(all[a], all[b]); });
     for (const HistEntry& e : h.entries)

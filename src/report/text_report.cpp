@@ -178,14 +178,8 @@ std::string chain_frame_name(const Profile& p, const ReportOptions& o, const Cha
   if (!fn.resolved) return loc.address ? fmt::format("{:#x}", loc.address) : "0";  // C's %#lx
   std::string name(p.str(fn.name));
   if (o.graph.key == GraphKey::kFunction) return name;
-  // perf adds the frame's source line ("file.c:12"); without one, the
-  // offset for the address key (its symbol name left out) or ??:0.
-  if (!loc.lines.empty()) {
-    const auto& l = loc.lines.back();
-    std::string_view file = p.str(p.functions[l.function].file);
-    if (!file.empty()) return fmt::format("{} {}:{}", name, file.substr(file.rfind('/') + 1), l.line);
-  }
-  return o.graph.key == GraphKey::kAddress ? fmt::format("{} +{}", name, loc.symbol_offset) : name + " ??:0";
+  const std::string line = frame_srcline(p, e.location, o.graph.key);
+  return line.empty() ? name : name + " " + line;
 }
 
 void write_event(const Profile& p, const RowSet& rs, const ReportOptions& o, fmt::memory_buffer& out) {
