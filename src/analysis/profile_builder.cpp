@@ -84,7 +84,9 @@ class Builder {
     auto& pe = profile_.events[ev];
     pe.samples += 1;
     pe.period += s.period;
-    StringId comm_id = comm_id_for(comm);
+    // A thread no COMM named is named as perf names it: the idle thread
+    // "swapper", any other ":TID".
+    StringId comm_id = comm.empty() || s.tid == UINT32_MAX ? unnamed_comm(s.tid) : comm_id_for(comm);
     SampleKey key{ev, s.pid, s.tid, opts_.split_by_cpu ? s.cpu : 0, comm_id, node};
     uint32_t index = sample_at_node(key);
     if (index == UINT32_MAX) {
@@ -242,6 +244,10 @@ class Builder {
       profile_.events.push_back({e.name, event_unit(e.attr), 0, 0, e.attr.sample_type, static_cast<uint32_t>(e.index)});
     }
     return v;
+  }
+
+  StringId unnamed_comm(uint32_t tid) {
+    return profile_.intern(tid == 0 ? std::string("swapper") : fmt::format(":{}", int32_t(tid)));
   }
 
   StringId comm_id_for(std::string_view comm) {
@@ -406,7 +412,10 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   p.cpus = decode_cpu_topology(session);
   if (!options.header_facts_of.empty()) p.header_facts = header_facts_text(session, reader, options.header_facts_of);
   for (const auto& ps : p.samples)
-    if (!p.thread_comms.count(ps.tid)) p.thread_comms[ps.tid] = p.intern(walker.space().comm(ps.pid, ps.tid));
+    if (!p.thread_comms.count(ps.tid)) {
+      std::string_view comm = walker.space().comm(ps.pid, ps.tid);
+      p.thread_comms[ps.tid] = comm.empty() || ps.tid == UINT32_MAX ? ps.comm : p.intern(comm);
+    }
   p.lost_samples = walker.stats().lost_samples;
   p.truncated_bytes = walker.stats().truncated_bytes;
   p.notes = symbolizer.notes();

@@ -63,13 +63,14 @@ class Builder {
   void rank_srclines();
   uint32_t dso_id(uint32_t location) const;
   uint32_t srcline_id(uint32_t location);
+  uint32_t make_srcline_id(uint32_t location);
   void sample_chain(const ProfileSample& s, std::vector<ChainElem>& chain) const;
   HistKey key(const SampleFacts& f, const ChainElem& e);
   HistEntry& entry(EventHists& ev, const SampleFacts& f, const ChainElem& e, bool filtered, bool kernel);
   bool thread_filtered(const ProfileSample& s) const;
   bool dso_filtered(const ChainElem& self) const;
   uint32_t find_parent(const std::vector<ChainElem>& cursor) const;
-  bool matches(const std::regex& re, uint32_t function) const;
+  bool matches(const std::regex& re, uint32_t function, std::vector<int8_t>& cache) const;
 
   const Profile& p_;
   const HistOptions& o_;
@@ -78,6 +79,10 @@ class Builder {
   std::vector<uint32_t> object_rank_;  // by mapping
   std::vector<uint32_t> srcline_rank_;  // -g srcline: by location, the rank of its line's text (0: none)
   std::unordered_map<std::string, uint32_t> srclines_;
+  std::vector<uint32_t> location_srcline_;     // by location: its srcline id, 0 until asked
+  mutable std::vector<int8_t> dso_shown_;      // by location: --dsos keeps it (1), hides it (0), unknown (-1)
+  mutable std::vector<int8_t> parent_match_;   // by function: matches --parent
+  mutable std::vector<int8_t> callee_match_;   // by function: matches --ignore-callees
   std::vector<std::string> srcline_text_;
   std::unordered_map<HistKey, uint32_t, HistKeyHash> index_;
 };
@@ -116,7 +121,15 @@ uint32_t Builder::dso_id(uint32_t location) const {
   return kernel_image(m, p_.str(m.path)) ? 1 : m.path + 3;
 }
 
+// Once per location: a sample's frames ask again and again.
 uint32_t Builder::srcline_id(uint32_t location) {
+  if (location_srcline_.empty()) location_srcline_.assign(p_.locations.size(), 0);
+  uint32_t& id = location_srcline_[location];
+  if (!id) id = make_srcline_id(location);
+  return id;
+}
+
+uint32_t Builder::make_srcline_id(uint32_t location) {
   const ProfileLocation& loc = p_.locations[location];
   // Without a line perf prints the symbol and the offset in it (decimal),
   // or the object and the address.
@@ -207,21 +220,28 @@ bool Builder::thread_filtered(const ProfileSample& s) const {
 
 bool Builder::dso_filtered(const ChainElem& self) const {
   if (o_.dsos.empty()) return false;
-  const std::string short_name = object_name(p_, self.location, false), long_name = object_name(p_, self.location, true);
-  for (const auto& d : o_.dsos)
-    if (d == short_name || d == long_name) return false;
-  return true;
+  if (dso_shown_.empty()) dso_shown_.assign(p_.locations.size(), -1);
+  int8_t& shown = dso_shown_[self.location];
+  if (shown < 0) {
+    const std::string short_name = object_name(p_, self.location, false), long_name = object_name(p_, self.location, true);
+    shown = std::any_of(o_.dsos.begin(), o_.dsos.end(), [&](const std::string& d) { return d == short_name || d == long_name; });
+  }
+  return !shown;
 }
 
-bool Builder::matches(const std::regex& re, uint32_t function) const {
-  return p_.functions[function].resolved && std::regex_search(std::string(p_.str(p_.functions[function].name)), re);
+// Once per function and pattern (the answers are cached in `cache`).
+bool Builder::matches(const std::regex& re, uint32_t function, std::vector<int8_t>& cache) const {
+  if (cache.empty()) cache.assign(p_.functions.size(), -1);
+  int8_t& m = cache[function];
+  if (m < 0) m = p_.functions[function].resolved && std::regex_search(std::string(p_.str(p_.functions[function].name)), re);
+  return m;
 }
 
 // perf's parent: the first frame, in the chain's order, whose symbol
 // matches the --parent pattern.
 uint32_t Builder::find_parent(const std::vector<ChainElem>& cursor) const {
   for (const ChainElem& e : cursor)
-    if (matches(*o_.parent, e.function)) return e.function;
+    if (matches(*o_.parent, e.function, parent_match_)) return e.function;
   return UINT32_MAX;
 }
 
@@ -253,7 +273,7 @@ std::vector<EventHists> Builder::build() {
       ChainElem self = frames.front();
       if (o_.ignore_callees)
         for (size_t i = cursor.size(); i-- > 0;)
-          if (matches(*o_.ignore_callees, cursor[i].function)) {
+          if (matches(*o_.ignore_callees, cursor[i].function, callee_match_)) {
             cursor.erase(cursor.begin(), cursor.begin() + static_cast<long>(i));
             self = cursor.front();
             break;

@@ -58,7 +58,7 @@ class RowOrder {
       case Field::kPeriod: return descending(a.self_period, b.self_period);
       case Field::kComm: return ascending(p_.str(a.comm), p_.str(b.comm));
       case Field::kPid:
-      case Field::kTid: return ascending(a.tid, b.tid);
+      case Field::kTid: return ascending(int32_t(a.tid), int32_t(b.tid));
       case Field::kDso: return dso(a, b);
       case Field::kSym: return symbol(a, b);
       case Field::kSrcline: return ascending(a.srcline, b.srcline);
@@ -125,7 +125,7 @@ class CollapseOrder {
     switch (f) {
       case Field::kComm: return strcmp_sign(p_.str(r.comm), p_.str(l.comm));
       case Field::kPid:
-      case Field::kTid: return int64_t(r.tid) - int64_t(l.tid);
+      case Field::kTid: return int64_t(int32_t(r.tid)) - int64_t(int32_t(l.tid));
       case Field::kDso: return dso(l, r);
       case Field::kSym: {
         const bool rl = symbol_resolved(p_, l), rr = symbol_resolved(p_, r);

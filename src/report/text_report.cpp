@@ -140,7 +140,7 @@ std::string Table::cell(Field f, const HistEntry& e) const {
     case Field::kPeriod: return fmt::format("{:>{}}", e.self_period, width(f));
     case Field::kComm: return fmt::format("{:<{}}", p_.str(e.comm), width(f));
     case Field::kPid:
-    case Field::kTid: return fmt::format("{:>7}:{:<{}}", e.tid, thread_comm(e), std::max<size_t>(width(f), 7) - 8);
+    case Field::kTid: return fmt::format("{:>7}:{:<{}}", int32_t(e.tid), thread_comm(e), std::max<size_t>(width(f), 7) - 8);
     case Field::kDso: return fmt::format("{:<{}}", object_name(p_, e.location, o_.verbose), width(f));
     case Field::kSym: return symbol_cell(e);
     case Field::kSrcline: return e.srcline;
