@@ -1,10 +1,16 @@
-// sonde report: the perf-report-style table from a recording.
+// sonde report: perf report's --stdio table (or JSON) from a recording.
 #include <cstdio>
+#include <regex>
 
 #include "commands.h"
 #include "reading_options.h"
-#include "format/stream_reader.h"
+#include "analysis/header_facts.h"
 #include "analysis/profile_builder.h"
+#include "analysis/sample_times.h"
+#include "format/stream_reader.h"
+#include "report/call_graph_options.h"
+#include "report/record_stats.h"
+#include "report/report_fields.h"
 #include "report/report_table.h"
 #include "symbol/symbolizer.h"
 #include "util/error.h"
@@ -16,49 +22,117 @@ namespace {
 struct ReportArgs {
   std::string input;
   bool no_children = false;
-  std::string sort = "comm,dso,sym";
+  std::optional<std::string> sort, fields;
   bool show_samples = false;
-  double percent_limit = 0;
+  std::optional<double> percent_limit;
   std::vector<std::string> comms, dsos;
   std::vector<uint32_t> pids, tids;
-  bool graph = false;
-  bool callee = false;
+  std::optional<std::string> graph;  // -g [SPEC]
+  bool inverted = false;             // -G
   size_t max_stack = 0;
   std::string format = "text";
   bool inline_frames = false;
   SymbolArgs symbols;
   bool stdio = false;
+  bool threads = false, header = false, header_only = false, stats = false, quiet = false, verbose = false;
+  std::string vmlinux, symbol_filter, ignore_callees, parent, time;
+  bool parent_given = false;
 };
 
-void run_report(const ReportArgs& a) {
+std::shared_ptr<const std::regex> compile(const std::string& pattern, const char* option) {
+  try {
+    return std::make_shared<const std::regex>(pattern, std::regex::extended | std::regex::nosubs);
+  } catch (const std::regex_error& e) {
+    throw_usage("{} '{}': not a regular expression ({})", option, pattern, e.what());
+  }
+}
+
+// Every option checked, nothing read yet.
+report::ReportOptions report_options(const ReportArgs& a) {
   report::ReportOptions ro;
-  ro.sort = report::parse_sort_keys(a.sort);
   if (a.format != "text" && a.format != "json") throw_usage("unknown --format '{}' (text or json)", a.format);
-  if (a.percent_limit < 0 || a.percent_limit > 100) throw_usage("--percent-limit must be within 0..100");
-  ro.json = a.format == "json";
+  if (a.percent_limit && (*a.percent_limit < 0 || *a.percent_limit > 100))
+    throw_usage("--percent-limit must be within 0..100");
   ro.children = !a.no_children;
-  ro.show_samples = a.show_samples;
-  ro.percent_limit = a.percent_limit;
-  ro.dsos = a.dsos;
-  ro.call_graph = a.graph || a.callee;
-  ro.caller_order = !a.callee;
+  ro.layout = report::layout_fields({a.fields, a.sort, ro.children, a.show_samples});
+  ro.json = a.format == "json";
+  ro.percent_limit = a.percent_limit.value_or(0);
+  ro.call_graph = a.graph || a.inverted;
+  if (a.graph) ro.graph = report::parse_call_graph(*a.graph);
+  if (ro.graph.mode == report::GraphMode::kNone) ro.call_graph = false;
+  // perf: -G is caller order; without an order, caller with Children and
+  // callee without (perf's default display).
+  if (a.inverted) ro.graph.order = report::GraphOrder::kCaller;
+  if (ro.graph.order == report::GraphOrder::kDefault)
+    ro.graph.order = ro.children ? report::GraphOrder::kCaller : report::GraphOrder::kCallee;
+  // perf: --percent-limit is the call graphs' threshold too.
+  if (a.percent_limit && !ro.graph.threshold_set) ro.graph.threshold = *a.percent_limit;
+  ro.sort_starts_with_sym = !a.fields && a.sort && a.sort->starts_with("sym");
+  ro.quiet = a.quiet;
+  ro.verbose = a.verbose;
+  ro.threads = a.threads;
+  ro.comms = a.comms, ro.dsos = a.dsos, ro.pids = a.pids, ro.tids = a.tids;
+  ro.symbol_filter = a.symbol_filter;
+  ro.parent = compile(a.parent_given ? a.parent : "^sys_|^do_page_fault", "--parent");
+  if (!a.ignore_callees.empty()) ro.ignore_callees = compile(a.ignore_callees, "--ignore-callees");
+  ro.time_text = a.time;
+  return ro;
+}
 
-  Symbolizer symbolizer(a.symbols.options());
+void check_vmlinux(const std::string& path) {
+  if (path.empty()) return;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw_usage("-k {}: cannot read it: {}", path, errno_text(errno));
+  unsigned char magic[4] = {};
+  const bool elf = std::fread(magic, 1, 4, f) == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+  std::fclose(f);
+  if (!elf) throw_usage("-k {}: not an ELF file (a vmlinux with symbols)", path);
+}
 
+void write_out(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    throw_runtime("cannot write the report");
+}
+
+void run_report(const ReportArgs& a) {
+  report::ReportOptions ro = report_options(a);
+  check_vmlinux(a.vmlinux);
+  analysis::TimeSpec time;
+  if (!a.time.empty()) time = analysis::TimeSpec::parse(a.time);
+  const std::string input = a.input.empty() ? default_recording() : a.input;
+
+  if (a.header_only) return write_out(analysis::read_header_facts(input));
+  if (a.stats) {
+    auto reader = format::open_recording(input);
+    report::RecordStats st = report::count_records(*reader);
+    write_out(report::format_record_stats(st));
+    if (!st.stop_error.empty()) throw_runtime("{}: {}", input, st.stop_error);
+    return;
+  }
+
+  SymbolizerOptions so = a.symbols.options();
+  so.vmlinux_path = a.vmlinux;
+  Symbolizer symbolizer(so);
   analysis::ProfileOptions po;
-  po.filter.comms = a.comms;
-  po.filter.pids = a.pids;
-  po.filter.tids = a.tids;
+  po.filter.time = analysis::resolve_time_ranges(time, input);
   po.max_stack = a.max_stack;
-  po.split_by_cpu = false;  // the table has no cpu key
+  po.split_by_cpu = ro.layout.has(report::Field::kCpu) || ro.layout.has(report::Field::kSocket) ||
+                    ro.layout.has(report::Field::kCore);
   po.inline_frames = a.inline_frames;
-  po.srclines = a.inline_frames || a.sort.find("srcline") != std::string::npos;
+  po.srclines = a.inline_frames || ro.layout.has(report::Field::kSrcline) ||
+                (ro.call_graph && ro.graph.key != report::GraphKey::kFunction);
+  if (a.header) po.header_facts_of = input;
   po.progress = progress_printer("report");
-  auto reader = format::open_recording(a.input.empty() ? default_recording() : a.input);
+  auto reader = format::open_recording(input);
   auto profile = analysis::build_profile(*reader, symbolizer, po);
   clear_progress();
+  if ((ro.layout.has(report::Field::kSocket) || ro.layout.has(report::Field::kCore)) && profile.cpus.empty())
+    throw_usage("--sort socket/core: {} has no CPU topology (perf's HEADER_CPU_TOPOLOGY)", input);
+  ro.header = profile.header_facts;
   report::write_report(profile, ro, stdout);
   if (std::fflush(stdout) != 0) throw_runtime("cannot write the report");
+  if (profile.samples.empty() && !ro.json)
+    std::fprintf(stderr, "sonde report: %s has no samples%s\n", input.c_str(), a.time.empty() ? "" : " in --time's ranges");
   if (profile.truncated_bytes)
     std::fprintf(stderr, "sonde report: the recording ends with an incomplete record; ignored its last %llu bytes\n",
                  (unsigned long long)profile.truncated_bytes);
@@ -68,24 +142,48 @@ void run_report(const ReportArgs& a) {
 
 void register_report(CLI::App& app, int& /*exit_code*/) {
   auto a = std::make_shared<ReportArgs>();
-  auto* cmd = app.add_subcommand("report", "Summarize a recording: where the samples went, by symbol");
+  auto* cmd = app.add_subcommand("report", "Summarize a recording: where the samples went, by symbol (perf report)");
   cmd->add_option("-i,--input", a->input, kInputHelp);
   cmd->add_flag("--no-children", a->no_children, "Only the Self column (samples in the function itself)");
   cmd->add_flag("--children", [](int64_t) {}, "Children and Self columns (the default)");
-  cmd->add_option("-s,--sort", a->sort, "Sort keys: comm,pid,tid,dso,sym,srcline")->capture_default_str();
+  cmd->add_option("-s,--sort", a->sort,
+                  "Sort keys (default comm,dso,sym): comm, pid, tid, dso, sym, srcline, parent, cpu, socket, core, "
+                  "and the values overhead, overhead_sys, overhead_us, overhead_children, sample, period");
+  cmd->add_option("-F,--fields", a->fields,
+                  "Exactly these columns (values and keys, as --sort), or +a,b added to the default ones");
   cmd->add_flag("-n,--show-nr-samples", a->show_samples, "Show a Samples column");
-  cmd->add_option("--percent-limit", a->percent_limit, "Hide entries below this percentage");
-  cmd->add_option("--comm", a->comms, "Only these commands")->delimiter(',');
-  cmd->add_option("--pid", a->pids, "Only these process ids")->delimiter(',');
-  cmd->add_option("--tid", a->tids, "Only these thread ids")->delimiter(',');
-  cmd->add_option("-d,--dso,--dsos", a->dsos, "Only entries in these objects (path or file name)")->delimiter(',');
-  cmd->add_flag("-g,--call-graph", a->graph, "Show call-graph trees, callers first (root to the entry)");
-  cmd->add_flag("-G,--callee", a->callee, "Show call-graph trees, the entry first (toward its callers)");
+  cmd->add_option("--percent-limit", a->percent_limit, "Hide entries (and call-graph branches) below this percentage");
+  cmd->add_option("-c,--comm,--comms", a->comms, "Only rows of these commands (percentages stay of the whole)")
+      ->delimiter(',');
+  cmd->add_option("--pid", a->pids, "Only rows of these process ids")->delimiter(',');
+  cmd->add_option("--tid", a->tids, "Only rows of these thread ids")->delimiter(',');
+  cmd->add_option("-d,--dso,--dsos", a->dsos, "Only rows of samples in these objects (path or file name)")->delimiter(',');
+  cmd->add_option("-g,--call-graph", a->graph,
+                  "Call graphs, perf's -g: print type (graph, fractal, flat, folded, none), threshold, print limit, "
+                  "order (caller, callee; default: perf's, caller with Children, callee without), key (function, "
+                  "address, srcline), branch, value (percent, period, count)")
+      ->expected(0, 1);
+  cmd->add_flag("-G,--inverted", a->inverted, "Call graphs in caller order (root first), as perf's -G");
   cmd->add_option("--max-stack", a->max_stack, "Use at most this many frames of each call chain (0: all)");
   cmd->add_option("--format", a->format, "text or json")->capture_default_str();
   cmd->add_flag("--inline", a->inline_frames, "Expand inlined functions from DWARF");
   a->symbols.add_to(cmd);
   cmd->add_flag("--stdio", a->stdio, "Accepted for perf compatibility (sonde always prints text)");
+  cmd->add_flag("-T,--threads", a->threads, "The per-thread counts table (perf's; empty: sonde records none)");
+  cmd->add_flag("--header", a->header, "First print the recording's header facts, as perf");
+  cmd->add_flag("--header-only", a->header_only, "Print only the recording's header facts, as perf");
+  cmd->add_flag("--stats", a->stats, "Only count the records of each type (and samples per event), as perf");
+  cmd->add_flag("-q,--quiet", a->quiet, "Only the rows: no header lines");
+  cmd->add_flag("-v,--verbose", a->verbose, "Objects by path, symbols with their address");
+  cmd->add_option("-k,--vmlinux", a->vmlinux, "The kernel's symbols from this vmlinux (used when its build-id matches)");
+  cmd->add_option("--symbol-filter", a->symbol_filter, "Only rows whose symbol contains this text");
+  cmd->add_option("--ignore-callees", a->ignore_callees,
+                  "A sample in a callee of a function matching this regex counts in that function");
+  cmd->add_option("-p,--parent", a->parent, "The regex --sort parent looks for (default ^sys_|^do_page_fault)")
+      ->each([a](const std::string&) { a->parent_given = true; });
+  cmd->add_option("--time", a->time,
+                  "Only samples in these ranges, as perf: START,STOP in seconds, several 'A,B C,D', or percentages "
+                  "10%/2, 0%-10%, 25%");
   cmd->callback([a] { run_report(*a); });
 }
 

@@ -58,10 +58,11 @@ top::TopOptions top_options(const TopArgs& a) {
   o.view.delay_seconds = parse_delay(a.delay);
   if (!a.iterations.empty()) o.iterations = parse_count("--iterations", a.iterations, 1);
   o.view.stdio_entries = parse_count("-E", a.entries, 1);
-  o.view.sort = report::parse_sort_keys(a.sort);
+  o.view.sort = a.sort;
   if (a.children && a.no_children) throw_usage("--children and --no-children cannot be used together");
   // Like perf top: with call chains, children first.
   o.view.children = a.children || (a.callchain && !a.no_children);
+  report::layout_fields({std::nullopt, a.sort, o.view.children, false});  // an unknown key is a usage error now
   o.record.events = a.events;
   if (!a.freq.empty()) o.record.freq = parse_count("-F", a.freq, 1);
   o.record.callchain = a.callchain;

@@ -153,4 +153,13 @@ std::string header_facts_text(const Session& session, const RecordReader& reader
   return out;
 }
 
+std::string read_header_facts(const std::string& path) {
+  auto reader = open_recording(path);
+  Session session;
+  RecordView rec;
+  while (reader->next(rec))
+    if (!session.observe(rec)) break;
+  return header_facts_text(session, *reader, path);
+}
+
 }  // namespace sonde::analysis

@@ -20,4 +20,8 @@ namespace sonde::analysis {
 std::string header_facts_text(const format::Session& session, const format::RecordReader& reader,
                               const std::string& path);
 
+// --header-only: opens `path` and reads its metadata (in pipe mode, the
+// records before the first event), then the text above.
+std::string read_header_facts(const std::string& path);
+
 }  // namespace sonde::analysis

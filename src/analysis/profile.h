@@ -19,6 +19,7 @@ struct ProfileMapping {
   StringId path = 0;
   StringId build_id = 0;  // hex, 0 if unknown
   bool kernel = false;
+  uint32_t seen = 0;  // the order the recording mapped it in (AddressSpace's Mapping::index)
 };
 
 struct ProfileFunction {
@@ -56,6 +57,8 @@ struct ProfileEvent {
   std::string unit;  // "nanoseconds" for clocks, else "events"
   uint64_t samples = 0;
   uint64_t period = 0;
+  uint64_t sample_type = 0;  // the attr's: whether samples carry a cpu, ...
+  uint32_t attr_index = 0;   // its place among the recording's events (perf lists them so)
 };
 
 struct ProfileSample {
@@ -67,6 +70,11 @@ struct ProfileSample {
   uint64_t count = 0;           // samples aggregated here
   uint64_t period = 0;          // their summed period
   uint64_t first_time = 0;      // earliest timestamp aggregated
+};
+
+// Where a CPU is, from HEADER_CPU_TOPOLOGY.
+struct CpuPlace {
+  int32_t core = -1, socket = -1;
 };
 
 class Profile {
@@ -83,11 +91,16 @@ class Profile {
   std::vector<ProfileEvent> events;
   std::vector<ProfileSample> samples;
 
-  // Header facts from the recording.
+// Header facts from the recording.
   std::string hostname, os_release, arch, cpu_desc, cmdline;
   uint64_t lost_samples = 0;
   uint64_t truncated_bytes = 0;
+  std::vector<CpuPlace> cpus;  // by cpu number; empty when the recording has no topology
+  // Each sampled thread's name at the end of the recording (perf names a
+  // thread so in `--sort pid`), by tid.
+  std::unordered_map<uint32_t, StringId> thread_comms;
   std::vector<std::string> notes;  // symbolization notes to show once
+  std::string header_facts;        // perf's --header text, when asked (header_facts.h)
 
   // Frames of a stack, leaf first (appends to out after clearing it).
   void stack_locations(uint32_t leaf, std::vector<uint32_t>& out) const;

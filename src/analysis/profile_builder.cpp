@@ -6,7 +6,9 @@
 #include <unordered_map>
 
 #include "format/features.h"
+#include "util/byte_reader.h"
 #include "analysis/frames.h"
+#include "analysis/header_facts.h"
 #include "analysis/recording_walker.h"
 #include "analysis/resolver_thread.h"
 #include "analysis/symbol_resolver.h"
@@ -22,6 +24,27 @@ bool ProfileFilter::accepts_event(std::string_view name) const {
 }
 
 namespace {
+
+// HEADER_CPU_TOPOLOGY (perf's write_cpu_topology): two lists of sibling
+// strings, then (core_id, socket_id) for each of NRCPUS' available CPUs.
+std::vector<CpuPlace> decode_cpu_topology(const Session& session) {
+  auto topo = session.feature(kFeatCpuTopology);
+  auto nr = session.feature(kFeatNrCpus);
+  if (topo.empty() || nr.size() < 4) return {};
+  const uint32_t cpus = load<uint32_t>(nr.data());
+  ByteReader r(topo);
+  std::string s;
+  for (int list = 0; list < 2; ++list) {
+    uint32_t n = 0;
+    if (!r.read(n)) return {};
+    for (uint32_t i = 0; i < n; ++i)
+      if (!read_feature_string(r, s)) return {};
+  }
+  if (cpus > r.remaining() / 8) return {};
+  std::vector<CpuPlace> out(cpus);
+  for (auto& c : out) r.read(c.core), r.read(c.socket);
+  return out;
+}
 
 std::string event_unit(const perf_event_attr& a) {
   if (a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK))
@@ -76,7 +99,9 @@ class ProfileBuilder::Impl {
     auto& pe = profile_.events[ev];
     pe.samples += 1;
     pe.period += s.period;
-    StringId comm_id = comm_id_for(comm);
+    // A thread no COMM named is named as perf names it: the idle thread
+    // "swapper", any other ":TID".
+    StringId comm_id = comm.empty() || s.tid == UINT32_MAX ? unnamed_comm(s.tid) : comm_id_for(comm);
     SampleKey key{ev, s.pid, s.tid, opts_.split_by_cpu ? s.cpu : 0, comm_id, node};
     uint32_t index = sample_at_node(key);
     if (index == UINT32_MAX) {
@@ -244,9 +269,13 @@ class ProfileBuilder::Impl {
     uint32_t& v = event_map_[e.index];
     if (v == UINT32_MAX) {
       v = static_cast<uint32_t>(profile_.events.size());
-      profile_.events.push_back({e.name, event_unit(e.attr), 0, 0});
+      profile_.events.push_back({e.name, event_unit(e.attr), 0, 0, e.attr.sample_type, static_cast<uint32_t>(e.index)});
     }
     return v;
+  }
+
+  StringId unnamed_comm(uint32_t tid) {
+    return profile_.intern(tid == 0 ? std::string("swapper") : fmt::format(":{}", int32_t(tid)));
   }
 
   StringId comm_id_for(std::string_view comm) {
@@ -265,6 +294,7 @@ class ProfileBuilder::Impl {
       pm.path = profile_.intern(m->path);
       pm.build_id = m->build_id.empty() ? 0 : profile_.intern(m->build_id.hex());
       pm.kernel = m->kernel;
+      pm.seen = m->index;
       v = static_cast<uint32_t>(profile_.mappings.size());
       profile_.mappings.push_back(pm);
     }
@@ -419,6 +449,13 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   if (auto cmd = session.feature_string_list(kFeatCmdline)) {
     for (const auto& a : *cmd) p.cmdline += (p.cmdline.empty() ? "" : " ") + a;
   }
+  p.cpus = decode_cpu_topology(session);
+  if (!options.header_facts_of.empty()) p.header_facts = header_facts_text(session, reader, options.header_facts_of);
+  for (const auto& ps : p.samples)
+    if (!p.thread_comms.count(ps.tid)) {
+      std::string_view comm = walker.space().comm(ps.pid, ps.tid);
+      p.thread_comms[ps.tid] = comm.empty() || ps.tid == UINT32_MAX ? ps.comm : p.intern(comm);
+    }
   p.lost_samples = walker.stats().lost_samples;
   p.truncated_bytes = walker.stats().truncated_bytes;
   p.notes = symbolizer.notes();

@@ -37,6 +37,8 @@ struct ProfileOptions {
   // per (event, thread, comm, stack), whose cpu is that of its first sample;
   // fewer aggregates make a report's walk faster.
   bool split_by_cpu = true;
+  // --header: fill Profile::header_facts, naming this input ("" : not).
+  std::string header_facts_of;
   // Called with (bytes read, input size or 0) now and then.
   std::function<void(uint64_t, uint64_t)> progress;
 };

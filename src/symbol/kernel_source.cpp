@@ -86,6 +86,31 @@ void parse_kallsyms(LoadedObject& o, const std::string& file, std::optional<Buil
   o.info.symbol_count = o.ksyms.size();
 }
 
+// -k: a vmlinux's function symbols as the kernel's table, when its
+// build-id is the recorded kernel's (or the recording names none).
+bool load_vmlinux(LoadedObject& o, const std::string& path, const BuildId& recorded) {
+  std::string why;
+  auto elf = ElfFile::open(path, &why);
+  if (!elf) {
+    o.info.note = fmt::format("-k {}: {}", path, why);
+    return false;
+  }
+  if (!recorded.empty() && !elf->build_id().empty() && elf->build_id() != recorded) {
+    o.info.note = fmt::format("-k {}: build-id {} is not the recorded kernel's ({}): kallsyms used instead", path,
+                              elf->build_id().hex(), recorded.hex());
+    return false;
+  }
+  SymbolTable table;
+  table.add_elf(*elf, false);
+  table.finalize();
+  for (const TableSymbol& s : table.symbols()) o.ksyms.add(s.addr, s.name, 0);
+  o.ksyms.finish();
+  o.info.symbol_file = path;
+  o.info.symbol_count = o.ksyms.size();
+  o.info.source = "vmlinux";
+  return !o.ksyms.empty();
+}
+
 }  // namespace
 
 std::unique_ptr<LoadedObject> load_kernel_source(const SymbolizerOptions& opts, std::optional<BuildIdCache>& cache,
@@ -94,6 +119,7 @@ std::unique_ptr<LoadedObject> load_kernel_source(const SymbolizerOptions& opts, 
   o->info.path = "[kernel.kallsyms]";
   o->info.build_id = recorded;
   o->info.kind = ObjectKind::kKernel;
+  if (!opts.vmlinux_path.empty() && load_vmlinux(*o, opts.vmlinux_path, recorded)) return o;
   auto running = read_build_id_from_notes_file(opts.kernel_notes_path);
   std::optional<std::string> file;
   const bool is_running = recorded.empty() || (running && *running == recorded);

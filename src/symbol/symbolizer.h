@@ -56,6 +56,9 @@ struct SymbolizerOptions {
   std::string kallsyms_path = "/proc/kallsyms";
   std::string kernel_notes_path = "/sys/kernel/notes";
   std::string perf_map_dir = "/tmp";
+  // report -k: the kernel's symbols from this vmlinux (its ELF symbol
+  // table, at its link addresses) when its build-id is the recording's.
+  std::string vmlinux_path;
 };
 
 enum class ObjectKind : uint8_t {

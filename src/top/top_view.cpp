@@ -16,18 +16,13 @@ std::string cut(std::string line, size_t cols) {
   return line;
 }
 
-std::string row_text(const report::ReportOptions& o, const report::ReportEntry& e, const report::TableLayout& l) {
-  fmt::memory_buffer buf;
-  report::format_row(o, e, l, buf);
-  return fmt::to_string(buf);
-}
-
 }  // namespace
 
 TopView::TopView(ViewSettings settings) : settings_(std::move(settings)) {
-  options_.sort = settings_.sort;
   options_.children = settings_.children;
-  options_.caller_order = false;  // the entry first, toward its callers: perf's default order
+  options_.layout = report::layout_fields({std::nullopt, settings_.sort, options_.children, false});
+  options_.call_graph = true;  // the rows keep their chains for the call-graph screen
+  options_.graph.order = report::GraphOrder::kCallee;  // the entry first, toward its callers: perf top's order
 }
 
 std::vector<std::string> TopView::help_lines() {
@@ -57,51 +52,53 @@ void TopView::update(Interval interval) {
 // The table of the first event; the selection stays on its entry once the
 // user has moved it, else it is the top row.
 void TopView::recompute() {
-  reports_ = report::compute_report(interval_.profile, options_);
+  report_.reset();  // it points into the previous interval's profile
+  report_ = std::make_unique<report::ReportView>(interval_.profile, options_);
   const auto* t = table();
-  if (!t || t->entries.empty()) {
+  if (!t || t->shown.empty()) {
     selected_ = 0;
     return;
   }
   if (selection_known_) {
-    auto it = std::find_if(t->entries.begin(), t->entries.end(), [&](const auto& e) { return e.key == selected_key_; });
-    if (it != t->entries.end()) selected_ = static_cast<size_t>(it - t->entries.begin());
+    auto it = std::find_if(t->shown.begin(), t->shown.end(), [&](const auto* e) { return e->key == selected_key_; });
+    if (it != t->shown.end()) selected_ = static_cast<size_t>(it - t->shown.begin());
   }
-  selected_ = std::min(selected_, t->entries.size() - 1);
-  selected_key_ = t->entries[selected_].key;
+  selected_ = std::min(selected_, t->shown.size() - 1);
+  selected_key_ = selected().key;
 }
 
 void TopView::move(long by) {
   const auto* t = table();
-  if (!t || t->entries.empty()) return;
-  long to = std::clamp<long>(static_cast<long>(selected_) + by, 0, static_cast<long>(t->entries.size()) - 1);
+  if (!t || t->shown.empty()) return;
+  long to = std::clamp<long>(static_cast<long>(selected_) + by, 0, static_cast<long>(t->shown.size()) - 1);
   selected_ = static_cast<size_t>(to);
-  selected_key_ = t->entries[selected_].key;
+  selected_key_ = selected().key;
   selection_known_ = true;
 }
 
 void TopView::zoom(Zoom kind) {
   const auto* t = table();
   const bool out = zoom_ == kind;
-  if (!out && (!t || t->entries.empty())) return;
+  if (!out && (!t || t->shown.empty())) return;
   options_.pids.clear(), options_.tids.clear(), options_.dsos.clear();
   zoom_ = Zoom::kNone;
   zoom_label_.clear();
   if (!out) {
-    const report::ReportEntry& e = t->entries[selected_];
+    const report::HistEntry& e = selected();
     std::string_view comm;
     for (const auto& s : interval_.profile.samples)
-      if (s.tid == e.thread_tid) comm = interval_.profile.str(s.comm);
+      if (s.tid == e.tid) comm = interval_.profile.str(s.comm);
     zoom_ = kind;
     if (kind == Zoom::kThread) {
-      options_.tids = {e.thread_tid};
-      zoom_label_ = fmt::format("thread {} {}/{}", comm, e.thread_pid, e.thread_tid);
+      options_.tids = {e.tid};
+      zoom_label_ = fmt::format("thread {} {}/{}", comm, e.pid, e.tid);
     } else if (kind == Zoom::kProcess) {
-      options_.pids = {e.thread_pid};
-      zoom_label_ = fmt::format("process {} {}", comm, e.thread_pid);
+      options_.pids = {e.pid};
+      zoom_label_ = fmt::format("process {} {}", comm, e.pid);
     } else {
-      options_.dsos = {e.dso};
-      zoom_label_ = fmt::format("object {}", e.dso);
+      const std::string dso = report::object_name(interval_.profile, e.location, false);
+      options_.dsos = {dso};
+      zoom_label_ = fmt::format("object {}", dso);
     }
   }
   selected_ = 0, scroll_ = 0;
@@ -137,6 +134,7 @@ bool TopView::on_key(const KeyPress& k) {
         case 'g': mode_ = mode_ == Mode::kCallGraph ? Mode::kTable : Mode::kCallGraph; break;
         case 'c':
           options_.children = !options_.children;
+          options_.layout = report::layout_fields({std::nullopt, settings_.sort, options_.children, false});
           recompute();
           break;
         case 't': zoom(Zoom::kThread); break;
@@ -154,7 +152,7 @@ bool TopView::on_key(const KeyPress& k) {
 std::string TopView::header() const {
   const auto* t = table();
   return fmt::format("sonde top #{} - {} at {}, {}: {} samples, {} lost, refresh every {:g} s{}", refreshes_,
-                     settings_.event, settings_.rate, settings_.target, t ? t->samples : 0, interval_.lost,
+                     settings_.event, settings_.rate, settings_.target, t ? t->hists->samples : 0, interval_.lost,
                      settings_.delay_seconds, interval_.ended ? " (the recording ended)" : "");
 }
 
@@ -169,33 +167,33 @@ std::string TopView::status() const {
 
 void TopView::table_lines(Screen& out, size_t rows) {
   const auto* t = table();
-  if (!t || t->entries.empty()) {
+  if (!t || t->shown.empty()) {
     out.lines.push_back(interval_.profile.samples.empty() ? "  (no samples in this interval)" : "  (no entries)");
     return;
   }
-  const report::TableLayout layout = report::table_layout(t->entries);
-  out.lines.push_back("  " + report::table_header(options_, layout));
+  out.lines.push_back("  " + report_->column_names(0));
   const size_t room = rows > kTableTop ? rows - kTableTop : 1;
   if (selected_ < scroll_) scroll_ = selected_;
   if (selected_ >= scroll_ + room) scroll_ = selected_ + 1 - room;
-  for (size_t i = scroll_; i < t->entries.size() && i < scroll_ + room; ++i) {
+  for (size_t i = scroll_; i < t->shown.size() && i < scroll_ + room; ++i) {
     if (i == selected_) out.highlight = static_cast<int>(out.lines.size());
-    out.lines.push_back(row_text(options_, t->entries[i], layout));
+    out.lines.push_back(report_->row_line(0, *t->shown[i]));
   }
 }
 
 void TopView::graph_lines(Screen& out) {
   const auto* t = table();
-  if (!t || t->entries.empty()) {
+  if (!t || t->shown.empty()) {
     out.lines.push_back("  (no entry selected)");
     return;
   }
-  const report::ReportEntry& e = t->entries[selected_];
+  const report::HistEntry& e = selected();
   out.lines.push_back(fmt::format("Call graph of {} [{}], the entry first, toward its callers (Enter, g or Esc: back)",
-                                  e.sym, e.dso));
+                                  report::symbol_name(interval_.profile, e),
+                                  report::object_name(interval_.profile, e.location, false)));
   out.lines.push_back("");
-  out.lines.push_back(row_text(options_, e, report::table_layout(t->entries)));
-  std::string graph = report::format_call_graph(interval_.profile, options_, 0, *t, e);
+  out.lines.push_back(report_->row_line(0, e));
+  std::string graph = report_->call_graph(0, e);
   if (graph.find_first_not_of('\n') == std::string::npos) {
     out.lines.push_back("  (no callers: sonde top -g records call chains)");
     return;
@@ -230,11 +228,10 @@ std::string TopView::stdio_text() const {
   std::string out = header() + '\n';
   out += std::string(std::min<size_t>(out.size() - 1, 100), '-') + '\n';
   const auto* t = table();
-  if (t && !t->entries.empty()) {
-    const report::TableLayout layout = report::table_layout(t->entries);
-    out += "  " + report::table_header(options_, layout) + '\n';
-    for (size_t i = 0; i < t->entries.size() && i < settings_.stdio_entries; ++i)
-      out += row_text(options_, t->entries[i], layout) + '\n';
+  if (t && !t->shown.empty()) {
+    out += "  " + report_->column_names(0) + '\n';
+    for (size_t i = 0; i < t->shown.size() && i < settings_.stdio_entries; ++i)
+      out += report_->row_line(0, *t->shown[i]) + '\n';
   } else {
     out += "  (no samples in this interval)\n";
   }

@@ -1,5 +1,5 @@
 // What `sonde top` shows, apart from any terminal: the table of the last
-// interval's hottest entries (computed by the report's compute_report), a
+// interval's hottest entries (the report's rows, report::ReportView), a
 // selection, the zoom and sort state, the call graph of the selected entry
 // and the key help. It turns keys into state and state into lines of text;
 // terminal.h draws them, and the batch mode prints stdio_text().
@@ -16,19 +16,19 @@
 //   q, Ctrl-C          quit
 #pragma once
 
-#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "report/report_table.h"
+#include "report/report_view.h"
 #include "top/keys.h"
 #include "top/live_session.h"
 
 namespace sonde::top {
 
 struct ViewSettings {
-  std::vector<report::SortKey> sort{report::SortKey::kDso, report::SortKey::kSym};  // perf top's default
+  std::string sort = "dso,sym";  // perf top's default (report's --sort keys)
   bool children = false;       // sort by (and show) children first
   std::string event = "cpu-clock";
   std::string rate;            // "4000 Hz", for the header
@@ -67,7 +67,9 @@ class TopView {
   void recompute();
   void zoom(Zoom kind);
   void move(long by);
-  const report::EventReport* table() const { return reports_.empty() ? nullptr : &reports_.front(); }
+  // The first event's rows, or null.
+  const report::RowSet* table() const { return report_ && report_->events() ? &report_->rows(0) : nullptr; }
+  const report::HistEntry& selected() const { return *table()->shown[selected_]; }
   std::string header() const;
   std::string status() const;
   void table_lines(Screen& out, size_t rows);
@@ -76,11 +78,11 @@ class TopView {
   ViewSettings settings_;
   Interval interval_;
   report::ReportOptions options_;
-  std::vector<report::EventReport> reports_;
+  std::unique_ptr<report::ReportView> report_;
   uint64_t refreshes_ = 0;  // the header's #N
   Mode mode_ = Mode::kTable;
   size_t selected_ = 0, scroll_ = 0;
-  std::array<uint32_t, 6> selected_key_{};
+  report::HistKey selected_key_;
   bool selection_known_ = false;
   Zoom zoom_ = Zoom::kNone;
   std::string zoom_label_;  // "thread hot_loop 123/124"

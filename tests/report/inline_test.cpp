@@ -13,12 +13,12 @@ TEST(Inline, InlinedFunctionAppearsInReportCallGraphAndScriptOnlyWithInline) {
   auto rec = sh(sonde_bin() + " record -q -N -g -o " + (dir / "r.data") + " -- " + bin + " 0.3");
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
 
-  auto plain = run({sonde_bin(), "report", "--no-children", "-g", "-i", dir / "r.data"});
+  auto plain = run({sonde_bin(), "report", "--no-children", "-G", "-i", dir / "r.data"});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_NE(plain.out.find("[.] outer_hot"), std::string::npos) << plain.out;
   EXPECT_EQ(plain.out.find("mix_inlined"), std::string::npos) << plain.out;
 
-  auto inl = run({sonde_bin(), "report", "--no-children", "-g", "--inline", "-i", dir / "r.data"});
+  auto inl = run({sonde_bin(), "report", "--no-children", "-G", "--inline", "-i", dir / "r.data"});
   ASSERT_EQ(inl.exit_code, 0) << inl.err;
   // Caller order: main, then outer_hot, then the function inlined into it.
   auto at_main = inl.out.find("main");

@@ -112,15 +112,19 @@ TEST(PerfFileRecording, ChildrenTableMatchesPerfReport) {
 TEST_F(DemoRecording, TextReportHasPerfLikeHeaderAndRows) {
   auto ours = run({sonde_bin(), "report", "--no-children", "-i", path_});
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_EQ(ours.out.find("# To display the perf.data header info, please use --header/--header-only options."), 0u);
   EXPECT_NE(ours.out.find("# Samples: "), std::string::npos);
   EXPECT_NE(ours.out.find("of event 'cpu-clock"), std::string::npos);
   EXPECT_NE(ours.out.find("# Total Lost Samples: 0"), std::string::npos);
   EXPECT_NE(ours.out.find("[.] compute_primes"), std::string::npos) << ours.out;
-  EXPECT_NE(ours.out.find("# cmdline : "), std::string::npos);
+  // The header facts, as perf, only with --header.
+  EXPECT_EQ(ours.out.find("# cmdline : "), std::string::npos);
+  auto header = run({sonde_bin(), "report", "--no-children", "--header", "-i", path_});
+  EXPECT_NE(header.out.find("# cmdline : "), std::string::npos) << header.out;
 }
 
 // The first branch of the call-graph tree under the top entry, as a list of
-// function names from the root (perf -G and sonde -g both print caller order).
+// function names from the root (-G: caller order, for perf and sonde).
 std::vector<std::string> hot_path(const std::string& text, const std::string& entry) {
   std::vector<std::string> names;
   auto at = text.find(entry);
@@ -142,7 +146,7 @@ std::vector<std::string> hot_path(const std::string& text, const std::string& en
 }
 
 TEST_F(DemoRecording, CallGraphHotPathEqualsPerfs) {
-  auto ours = run({sonde_bin(), "report", "--no-children", "-g", "--percent-limit", "20", "-i", path_});
+  auto ours = run({sonde_bin(), "report", "--no-children", "-G", "--percent-limit", "20", "-i", path_});
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
   auto perf = sh("perf report --stdio --no-children -G --percent-limit 20 -i " + path_ + " 2>/dev/null");
   auto a = hot_path(ours.out, "[.] compute_primes");
@@ -163,9 +167,13 @@ TEST_F(DemoRecording, FiltersAndSortKeys) {
   ASSERT_TRUE(std::regex_search(perf.out, m, row)) << perf.out;
   EXPECT_EQ(j["events"][0]["entries"][0]["dso"], m[2].str()) << perf.out;
   EXPECT_NEAR(j["events"][0]["entries"][0]["self"].get<double>(), std::stod(m[1]), 0.1);
+  // As perf: rows of other commands are hidden, the totals stay.
   auto none = run({sonde_bin(), "report", "--format", "json", "--comm", "no-such-comm", "-i", path_});
   ASSERT_EQ(none.exit_code, 0);
-  EXPECT_EQ(nlohmann::json::parse(none.out)["events"].size(), 0u);
+  auto events = nlohmann::json::parse(none.out)["events"];
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["entries"].size(), 0u);
+  EXPECT_GT(events[0]["samples"].get<uint64_t>(), 0u);
   auto limited = run({sonde_bin(), "report", "--no-children", "--format", "json", "--percent-limit", "20", "-i", path_});
   for (const auto& e : nlohmann::json::parse(limited.out)["events"][0]["entries"]) EXPECT_GE(e["self"].get<double>(), 20.0);
 }

@@ -117,6 +117,11 @@ TEST_F(ScriptFilters, BadTimesAreOneLineUsageErrorsBeforeOutput) {
     EXPECT_EQ(r.err, message);
     EXPECT_EQ(r.out, "") << spec;
   }
+  // Numbers that are not: CLI11's one line, exit 2.
+  auto pid = run({sonde_bin(), "script", "-i", data_, "--pid", "abc"});
+  EXPECT_EQ(pid.exit_code, 2);
+  EXPECT_EQ(pid.err, "sonde: Could not convert: --pid = abc (see sonde --help)\n");
+  EXPECT_EQ(pid.out, "");
   // Percentages read the recording twice: not standard input.
   auto r = sh(sonde_bin() + " script -i - --time 10%/2 < " + data_);
   EXPECT_EQ(r.exit_code, 2);

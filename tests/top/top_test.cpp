@@ -139,7 +139,7 @@ TEST_F(TopScreen, ZoomSortAndCallGraphKeysChangeTheScreen) {
   // without its own frame: frame-pointer chains skip caller_function).
   keys("g");
   std::string graph = wait_screen([](const std::string& s) {
-    return s.find("Call graph of hot_function [hot_loop]") != std::string::npos && s.find("%--hot_function") != std::string::npos &&
+    return s.find("Call graph of hot_function [hot_loop]") != std::string::npos && s.find("--hot_function") != std::string::npos &&
            s.find("  main") != std::string::npos;
   });
   ASSERT_FALSE(graph.empty()) << screen();
