@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "record/cpu_topology.h"
 #include "util/fs.h"
 #include "util/fields.h"
 #include "util/parse_int.h"
@@ -88,6 +89,9 @@ void write_header(format::StreamWriter& out, const HeaderInfo& info) {
     out.write_feature(format::kFeatCmdline, e.bytes());  // skipped if it would not fit the u16 size
   }
   out.write_feature(format::kFeatEventDesc, format::encode_event_desc(info.events));
+  // Features go in perf's id order, which is the order perf prints a pipe's.
+  auto topology = encode_cpu_topology(static_cast<uint32_t>(::sysconf(_SC_NPROCESSORS_CONF)));
+  if (!topology.empty()) out.write_feature(format::kFeatCpuTopology, topology);
   if (info.compression_level > 0) {
     format::CompressedFeature c{0, format::kCompressionZstd, static_cast<uint32_t>(info.compression_level), 0,
                               info.compressed_record_max};
