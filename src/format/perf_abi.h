@@ -173,6 +173,25 @@ struct ForkExit {
 };
 static_assert(sizeof(ForkExit) == 32);
 
+// KSYMBOL: a kernel symbol registered or unregistered at run time (BPF
+// programs, trampolines); its NUL-terminated name follows.
+struct KsymbolFixed {
+  RecordHeader header;
+  uint64_t addr;
+  uint32_t len;
+  uint16_t ksym_type, flags;
+};
+static_assert(sizeof(KsymbolFixed) == 24);
+
+// BPF_EVENT: a BPF program loaded or unloaded.
+struct BpfEvent {
+  RecordHeader header;
+  uint16_t type, flags;
+  uint32_t id;
+  uint8_t tag[8];
+};
+static_assert(sizeof(BpfEvent) == 24);
+
 struct Lost {
   RecordHeader header;
   uint64_t id;

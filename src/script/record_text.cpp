@@ -74,6 +74,20 @@ void fork_exit_text(const RecordView& rec, fmt::memory_buffer& out) {
                  int32_t(f.ptid));
 }
 
+// perf's perf_event__fprintf_ksymbol and _bpf.
+void ksymbol_text(const RecordView& rec, fmt::memory_buffer& out) {
+  KsymbolFixed k;
+  if (!read_fixed(rec, k)) return fmt::format_to(fmt::appender(out), " [truncated]\n"), void();
+  fmt::format_to(fmt::appender(out), " addr {:x} len {} type {} flags {:#x} name {}\n", k.addr, k.len, k.ksym_type,
+                 k.flags, name_at(rec, sizeof k));
+}
+
+void bpf_event_text(const RecordView& rec, fmt::memory_buffer& out) {
+  BpfEvent b;
+  if (!read_fixed(rec, b)) return fmt::format_to(fmt::appender(out), " [truncated]\n"), void();
+  fmt::format_to(fmt::appender(out), " type {}, flags {}, id {}\n", b.type, b.flags, b.id);
+}
+
 }  // namespace
 
 void append_record_text(const RecordView& rec, fmt::memory_buffer& out) {
@@ -84,6 +98,8 @@ void append_record_text(const RecordView& rec, fmt::memory_buffer& out) {
     case kComm: return comm_text(rec, out);
     case kFork:
     case kExit: return fork_exit_text(rec, out);
+    case kKsymbol: return ksymbol_text(rec, out);
+    case kBpfEvent: return bpf_event_text(rec, out);
     default: out.push_back('\n');
   }
 }

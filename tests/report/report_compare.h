@@ -4,7 +4,8 @@
 // "# note: ..." lines (symbolization notes) are cut out of sonde's. perf
 // 6.1 prints fractal's "[...]" (the parent's own share) followed by
 // " (inlined)" when the uninitialised flag of its made-up symbol happens
-// to be set: that suffix is cut out of perf's text.
+// to be set: that suffix is cut out of perf's text, and so are the header
+// lines of BPF programs (without_bpf_programs).
 #pragma once
 
 #include <string>
@@ -43,7 +44,7 @@ inline ReportPair compare_reports(const std::string& data, const std::string& so
   ReportPair r;
   r.ours = sh(sonde_bin() + " report -i " + data + " " + sonde_args);
   r.perf = sh("perf report --stdio -i " + data + " " + perf_args + " 2>/dev/null");
-  r.difference = first_difference(without_notes(r.ours.out), without_stray_inlined(without_tip(r.perf.out)));
+  r.difference = first_difference(without_notes(r.ours.out), without_bpf_programs(without_stray_inlined(without_tip(r.perf.out))));
   return r;
 }
 

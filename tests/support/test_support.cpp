@@ -152,4 +152,12 @@ std::string first_difference(const std::string& ours, const std::string& theirs)
   return "";
 }
 
+std::string without_bpf_programs(const std::string& text) {
+  std::string out;
+  for (const auto& l : lines(text))
+    if (!l.starts_with("# bpf_prog_info ") && !l.starts_with("# \tsub_prog ") && !l.starts_with("# btf info of id "))
+      out += l + "\n";
+  return out;
+}
+
 }  // namespace sonde::test

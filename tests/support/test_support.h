@@ -45,6 +45,13 @@ std::vector<std::string> lines(const std::string& text);
 // "" when the texts are equal line for line, else what differs: the line
 // counts and the first differing line of each (for a test's message).
 std::string first_difference(const std::string& ours, const std::string& theirs);
+
+// perf's --header text without the lines of the BPF programs loaded on the
+// machine while it recorded (HEADER_BPF_PROG_INFO and HEADER_BPF_BTF:
+// "# bpf_prog_info ...", "# \tsub_prog ...", "# btf info of id ..."),
+// which sonde does not print (docs/report.md). Any test that loads a BPF
+// program (sdt, off-CPU) running beside a perf recording puts them there.
+std::string without_bpf_programs(const std::string& perf_header_text);
 // Number of lines containing `needle`.
 size_t count_lines_with(const std::string& text, const std::string& needle);
 
