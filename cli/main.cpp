@@ -21,7 +21,7 @@ constexpr Subcommand kSubcommands[] = {
     {"buildid-list", sonde::cli::register_buildid_list}, {"sdt", sonde::cli::register_sdt},
     {"buildid-cache", sonde::cli::register_buildid_cache}, {"report", sonde::cli::register_report},
     {"convert", sonde::cli::register_convert},         {"list", sonde::cli::register_list},
-    {"top", sonde::cli::register_top},
+    {"top", sonde::cli::register_top},                 {"diff", sonde::cli::register_diff},
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -14,6 +15,7 @@
 #include "format/stream_reader.h"
 #include "analysis/profile.h"
 #include "analysis/profile_builder.h"  // ProfileFilter
+#include "convert/frames.h"
 
 namespace sonde::convert {
 
@@ -40,9 +42,22 @@ struct SpeedscopeOptions {
 // speedscope: shared frames, one sampled profile per (event, thread).
 void write_speedscope(const analysis::Profile& p, const SpeedscopeOptions& opts, std::ostream& out);
 
+// The baseline of a differential flame graph (`sonde diff --to html`): the
+// page draws the profile's stacks, and colours each frame by how its share
+// changed from the baseline's same stack (Gregg's difffolded).
+struct HtmlBaseline {
+  const analysis::Profile* profile = nullptr;
+  std::string label;  // "BASE.data", for the page
+  // The name a frame's object is matched under on either side (file name,
+  // or the other side's name for one build-id).
+  std::function<std::string(const Frame& frame, bool in_baseline)> object_key;
+};
+
 struct HtmlOptions {
   std::string title;      // page title (e.g. the input file name)
   size_t top_functions = 1000;  // rows of the top-functions table
+  std::string event;      // the event shown (default: the first)
+  std::optional<HtmlBaseline> baseline;
 };
 // html: one self-contained page with a flame graph and a top-functions table.
 void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out);

@@ -67,6 +67,23 @@
   const rootTotal = N > 0 ? weight[0] : 0;
   const isTime = D.unit === 'nanoseconds';
 
+  // A differential graph (sonde diff --to html): the baseline's weight per
+  // node, in the tree's order. Frames are coloured by how their share of
+  // everything changed: red grew, blue shrank (Gregg's difffolded).
+  const BL = D.baseline || null;
+  const baseW = BL ? Float64Array.from(BL.tree) : null;
+  const baseTotal = BL ? BL.total : 0;
+  let maxChange = 0;
+  if (BL) for (let i = 1; i < N; i++) maxChange = Math.max(maxChange, Math.abs(change(i)));
+  function change(i) { return (rootTotal > 0 ? 100 * weight[i] / rootTotal : 0) - (baseTotal > 0 ? 100 * baseW[i] / baseTotal : 0); }
+  function diffColor(i) {
+    const d = change(i);
+    const s = maxChange > 0 ? Math.min(1, Math.abs(d) / maxChange) : 0;
+    const v = Math.round(235 - 190 * s);
+    if (s < 0.01) return 'rgb(235,235,235)';
+    return d > 0 ? `rgb(255,${v},${v})` : `rgb(${v},${v},255)`;
+  }
+
   // ---- Formatting ----------------------------------------------------------------
   const pct = (w, of) => (of > 0 ? (100 * w / of) : 0);
   const fmtPct = (v) => v.toFixed(2) + '%';
@@ -113,6 +130,10 @@
     isTime ? fmtWeight(rootTotal) : '',
     D.host ? `host ${D.host}` : '',
   ].filter(Boolean).join(' · ');
+  if (BL) {
+    meta.textContent += ` · differential against ${BL.label} (${Math.round(BL.samples).toLocaleString()} samples): ` +
+      'red grew, blue shrank, in share of all';
+  }
   if (D.otherEvents && D.otherEvents.length) {
     meta.textContent += ` · not shown: ${D.otherEvents.join(', ')} (choose with sonde convert --event)`;
   }
@@ -142,7 +163,7 @@
     const f = frame[i];
     const hit = i !== 0 && matchActive && matched[f];
     ctx.globalAlpha = dim ? 0.55 : 1;
-    ctx.fillStyle = i === 0 ? '#b0b0b8' : hit ? '#e040fb' : colorOf(f);
+    ctx.fillStyle = i === 0 ? '#b0b0b8' : hit ? '#e040fb' : BL ? diffColor(i) : colorOf(f);
     ctx.fillRect(px, y, Math.max(w - 0.5, 0.3), ROW - 1);
     drawn++;
     if (hit) highlightedDrawn++;
@@ -221,6 +242,11 @@
       `${fmtPct(pct(weight[i], rootTotal))} of all` +
       (zoom !== 0 ? `, ${fmtPct(pct(weight[i], weight[zoom]))} of zoom` : ''));
     lines.push(`self: ${fmtPct(pct(selfWeight(i), rootTotal))}`);
+    if (BL) {
+      const d = change(i);
+      lines.push(`baseline: ${fmtPct(pct(baseW[i], baseTotal))} of all — ` +
+        `${d >= 0 ? '+' : ''}${d.toFixed(2)} points (${d > 0 ? 'grew' : d < 0 ? 'shrank' : 'same'})`);
+    }
     return lines;
   }
 
@@ -350,6 +376,22 @@
       return pct(w, rootTotal);
     },
     names() { return names.slice(); },
+    // A differential graph's numbers for frames named `name` (outermost
+    // only): shares of all on both sides and the change in points, and the
+    // colour of its widest box; null when the page is not differential.
+    diffOf(name) {
+      if (!BL) return null;
+      let w = 0, b = 0, widest = -1;
+      for (let i = 1; i < N;) {
+        if (names[frame[i]] === name) {
+          w += weight[i]; b += baseW[i];
+          if (widest < 0 || weight[i] > weight[widest]) widest = i;
+          i = end[i];
+        } else i++;
+      }
+      const now = pct(w, rootTotal), base = pct(b, baseTotal);
+      return { now, base, change: now - base, color: widest >= 0 ? diffColor(widest) : null };
+    },
     // Drawn boxes of `name` in canvas coordinates, widest first.
     boxes(name) { return frameBoxes(name).sort((a, b) => b.w - a.w); },
     state() {

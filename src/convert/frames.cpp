@@ -51,6 +51,7 @@ FrameTable::FrameTable(const analysis::Profile& p) : p_(p) {
       Frame f;
       f.name = fn.resolved ? p.str(fn.name) : std::string_view("[unknown]");
       f.dso = p.str(dso);
+      f.build_id = fn.mapping < p.mappings.size() ? p.str(p.mappings[fn.mapping].build_id) : std::string_view();
       f.file = p.str(fn.file);
       f.kernel = fn.mapping < p.mappings.size() ? p.mappings[fn.mapping].kernel : false;
       f.resolved = fn.resolved;

@@ -17,6 +17,7 @@ namespace sonde::convert {
 struct Frame {
   std::string_view name;  // demangled name, or "[unknown]"
   std::string_view dso;   // object path ("" when unknown)
+  std::string_view build_id;  // the object's, hex ("" when unknown)
   std::string_view file;  // source file when known
   bool kernel = false;
   bool resolved = false;

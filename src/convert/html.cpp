@@ -13,120 +13,15 @@
 #include <unordered_map>
 
 #include "convert/convert.h"
+#include "convert/flame_tree.h"
 #include "convert/frames.h"
+#include "convert/html_baseline.h"
 #include "convert/html_assets.h"  // generated: kTemplateHtml, kFlamegraphJs
 #include "util/error.h"
 
 namespace sonde::convert {
 
 namespace {
-
-struct TreeNode {
-  uint32_t frame = 0;
-  uint32_t parent = UINT32_MAX;
-  uint64_t self_w = 0, self_c = 0;
-  uint64_t total_w = 0, total_c = 0;
-};
-
-class FlameTree {
- public:
-  FlameTree(const analysis::Profile& p, const FrameTable& table, uint32_t event) {
-    nodes_.push_back({});  // the root: "all"
-    // Map every stack-tree node to its flame node. A stack node's parent
-    // always precedes it, so one pass in index order suffices.
-    std::vector<uint32_t> of_stack(p.nodes.size(), 0);
-    std::vector<uint32_t> frames;
-    for (size_t i = 0; i < p.nodes.size(); ++i) {
-      const auto& sn = p.nodes[i];
-      uint32_t at = sn.parent == UINT32_MAX ? 0 : of_stack[sn.parent];
-      frames.clear();
-      table.location_frames(sn.location, frames);
-      for (uint32_t f : frames) at = child(at, f);
-      of_stack[i] = at;
-    }
-    for (const auto& s : p.samples) {
-      if (s.event != event) continue;
-      auto& n = nodes_[s.stack == UINT32_MAX ? 0 : of_stack[s.stack]];
-      n.self_w += s.period;
-      n.self_c += s.count;
-    }
-    // Children follow their parents: a reverse pass accumulates totals.
-    for (size_t i = nodes_.size(); i-- > 0;) {
-      auto& n = nodes_[i];
-      n.total_w += n.self_w;
-      n.total_c += n.self_c;
-      if (n.parent != UINT32_MAX) {
-        nodes_[n.parent].total_w += n.total_w;
-        nodes_[n.parent].total_c += n.total_c;
-      }
-    }
-    // Children lists (CSR), heaviest first so the hot path is on the left.
-    first_.assign(nodes_.size() + 1, 0);
-    for (size_t i = 1; i < nodes_.size(); ++i) first_[nodes_[i].parent + 1]++;
-    for (size_t i = 0; i < nodes_.size(); ++i) first_[i + 1] += first_[i];
-    kids_.resize(nodes_.size() > 0 ? nodes_.size() - 1 : 0);
-    std::vector<uint32_t> fill(first_.begin(), first_.end() - 1);
-    for (size_t i = 1; i < nodes_.size(); ++i) kids_[fill[nodes_[i].parent]++] = static_cast<uint32_t>(i);
-    for (size_t i = 0; i < nodes_.size(); ++i)
-      std::sort(kids_.begin() + first_[i], kids_.begin() + first_[i + 1],
-                [&](uint32_t a, uint32_t b) { return nodes_[a].total_w > nodes_[b].total_w; });
-  }
-
-  const std::vector<TreeNode>& nodes() const { return nodes_; }
-  std::span<const uint32_t> children(uint32_t n) const {
-    return {kids_.data() + first_[n], kids_.data() + first_[n + 1]};
-  }
-
- private:
-  uint32_t child(uint32_t parent, uint32_t frame) {
-    uint64_t key = (uint64_t(parent) << 32) | frame;
-    auto [it, fresh] = index_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
-    if (fresh) nodes_.push_back({frame, parent, 0, 0, 0, 0});
-    return it->second;
-  }
-
-  std::vector<TreeNode> nodes_;
-  std::unordered_map<uint64_t, uint32_t> index_;
-  std::vector<uint32_t> first_, kids_;
-};
-
-struct FunctionTotals {
-  uint64_t self_w = 0, self_c = 0, total_w = 0, total_c = 0;
-};
-
-// Self and total per frame; a frame recursing into itself counts once per
-// stack (only its outermost occurrence adds to the total).
-std::vector<FunctionTotals> function_totals(const FlameTree& t, size_t frame_count) {
-  std::vector<FunctionTotals> out(frame_count);
-  std::vector<uint32_t> on_path(frame_count, 0);
-  // Iterative DFS: (node, entered) pairs, to survive very deep stacks.
-  std::vector<std::pair<uint32_t, bool>> todo{{0, false}};
-  const auto& nodes = t.nodes();
-  while (!todo.empty()) {
-    auto [n, entered] = todo.back();
-    todo.pop_back();
-    const uint32_t f = nodes[n].frame;
-    if (n == 0) {
-      if (!entered) {
-        todo.push_back({0, true});
-        for (uint32_t c : t.children(0)) todo.push_back({c, false});
-      }
-      continue;
-    }
-    if (entered) {
-      --on_path[f];
-      continue;
-    }
-    auto& ft = out[f];
-    ft.self_w += nodes[n].self_w;
-    ft.self_c += nodes[n].self_c;
-    if (on_path[f] == 0) ft.total_w += nodes[n].total_w, ft.total_c += nodes[n].total_c;
-    ++on_path[f];
-    todo.push_back({n, true});
-    for (uint32_t c : t.children(n)) todo.push_back({c, false});
-  }
-  return out;
-}
 
 std::string json_str(std::string_view s) {
   return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -182,8 +77,19 @@ void render_template(std::string_view tmpl, std::span<const Placeholder> fills, 
 
 }  // namespace
 
+namespace {
+
+uint32_t event_named(const analysis::Profile& p, std::string_view name) {
+  for (uint32_t i = 0; i < p.events.size(); ++i)
+    if (p.events[i].name == name) return i;
+  return UINT32_MAX;
+}
+
+}  // namespace
+
 void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out) {
-  const uint32_t ev = primary_event(p);
+  const uint32_t ev = opts.event.empty() ? primary_event(p) : event_named(p, opts.event);
+  if (!opts.event.empty() && ev == UINT32_MAX) throw_runtime("html: no event '{}' in the profile", opts.event);
   FrameTable table(p);
   const auto& frames = table.frames();
   FlameTree tree(p, table, ev);
@@ -223,7 +129,11 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
     fmt::format_to(it, "{}{}", i ? "," : "", (frames[i].kernel ? 1 : 0) | (frames[i].resolved ? 0 : 2));
 
   // The tree in preorder, 4 numbers per node: frame, child count, total
-  // weight (period), total samples. The root's frame is -1.
+  // weight (period), total samples. The root's frame is -1. A differential
+  // graph adds the baseline's total weight per node, in the same order.
+  std::optional<BaselineWeights> base;
+  if (opts.baseline) base = baseline_weights(tree, table, *opts.baseline, event_named(*opts.baseline->profile, event ? event->name : ""));
+  std::string base_tree;
   data += "],\"tree\":[";
   std::vector<uint32_t> todo{0};
   bool first = true;
@@ -233,9 +143,15 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
     auto kids = tree.children(n);
     fmt::format_to(it, "{}{},{},{},{}", first ? "" : ",", n == 0 ? -1 : int64_t(nodes[n].frame), kids.size(),
                    nodes[n].total_w, nodes[n].total_c);
+    if (base) fmt::format_to(std::back_inserter(base_tree), "{}{}", first ? "" : ",", base->total_w[n]);
     first = false;
     for (size_t k = kids.size(); k-- > 0;) todo.push_back(kids[k]);
   }
+  if (base)
+    fmt::format_to(it, "],\"baseline\":{{\"label\":{},\"total\":{},\"samples\":{},\"tree\":[{}]}}",
+                   json_str(opts.baseline->label), base->all_w, base->all_c, base_tree);
+  else
+    data += "]";
 
   // Top functions by self weight: frame, self w, total w, self c, total c.
   auto totals = function_totals(tree, frames.size());
@@ -247,7 +163,7 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
     return totals[a].total_w > totals[b].total_w;
   });
   if (order.size() > opts.top_functions) order.resize(opts.top_functions);
-  data += "],\"top\":[";
+  data += ",\"top\":[";
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& t = totals[order[i]];
     fmt::format_to(it, "{}{},{},{},{},{}", i ? "," : "", order[i], t.self_w, t.total_w, t.self_c, t.total_c);

@@ -119,7 +119,9 @@ TEST(ExportSynthetic, HtmlSurvivesHostileNamesAndRecursion) {
   std::string page = dir / "evil.html";
   {
     std::ofstream out(page);
-    convert::write_html(m.p, {"a <b>title</b>", 100}, out);
+    convert::HtmlOptions ho;
+    ho.title = "a <b>title</b>", ho.top_functions = 100;
+    convert::write_html(m.p, ho, out);
   }
   fs::create_directories(kArtifacts);
   RunResult b = run({"node", kJsDir + "/browser.js", page, kArtifacts + "/synthetic", kEvil, "walk"});
@@ -163,7 +165,9 @@ TEST(ExportSynthetic, HtmlOfAMillionSamplesStaysResponsive) {
   std::string page = dir / "big.html";
   {
     std::ofstream out(page);
-    convert::write_html(m.p, {"big", 1000}, out);
+    convert::HtmlOptions ho;
+    ho.title = "big", ho.top_functions = 1000;
+    convert::write_html(m.p, ho, out);
   }
   std::printf("[html-1M] %zu stack nodes, page %ju KB\n", m.p.nodes.size(), uintmax_t(fs::file_size(page) / 1024));
   RunResult b = run({"node", kJsDir + "/browser.js", page, kArtifacts + "/million", "hot_function", "function_7\\("});
