@@ -35,6 +35,7 @@ std::vector<std::string> TopView::help_lines() {
       "  t               zoom into the selected entry's thread (t again: zoom out)",
       "  p               zoom into the selected entry's process (p again: zoom out)",
       "  d               zoom into the selected entry's object (d again: zoom out)",
+      "  Tab             the next event's table (with several -e)",
       "  Esc             leave the call graph, else zoom out",
       "  h, ?            this help",
       "  q, Ctrl-C       quit",
@@ -142,6 +143,7 @@ bool TopView::on_key(const KeyPress& k) {
         case 'd': zoom(Zoom::kDso); break;
         case 'h':
         case '?': mode_ = Mode::kHelp; break;
+        case '\t': next_event(); break;
         default: break;
       }
       break;
@@ -149,10 +151,33 @@ bool TopView::on_key(const KeyPress& k) {
   return true;
 }
 
-std::string TopView::header() const {
+int TopView::table_index() const {
+  if (!report_) return -1;
+  for (size_t i = 0; i < report_->events(); ++i)
+    if (report_->rows(i).hists->event == event_) return static_cast<int>(i);
+  return -1;
+}
+
+// With several events, the shown one and where it is in the list.
+std::string TopView::event_label() const {
+  const auto& events = interval_.profile.events;
+  if (events.size() < 2 || event_ >= events.size()) return settings_.event;
+  return fmt::format("{} (event {}/{}, Tab: next)", events[event_].name, event_ + 1, events.size());
+}
+
+void TopView::next_event() {
+  const size_t n = interval_.profile.events.size();
+  if (n < 2) return;
+  event_ = static_cast<uint32_t>((event_ + 1) % n);
+  selected_ = 0, scroll_ = 0;
+  selection_known_ = false;
+  recompute();
+}
+
+std::string TopView::header(bool interactive) const {
   const auto* t = table();
   return fmt::format("sonde top #{} - {} at {}, {}: {} samples, {} lost, refresh every {:g} s{}", refreshes_,
-                     settings_.event, settings_.rate, settings_.target, t ? t->hists->samples : 0, interval_.lost,
+                     interactive ? event_label() : settings_.event, settings_.rate, settings_.target, t ? t->hists->samples : 0, interval_.lost,
                      settings_.delay_seconds, interval_.ended ? " (the recording ended)" : "");
 }
 
@@ -171,13 +196,13 @@ void TopView::table_lines(Screen& out, size_t rows) {
     out.lines.push_back(interval_.profile.samples.empty() ? "  (no samples in this interval)" : "  (no entries)");
     return;
   }
-  out.lines.push_back("  " + report_->column_names(0));
+  out.lines.push_back("  " + report_->column_names(size_t(table_index())));
   const size_t room = rows > kTableTop ? rows - kTableTop : 1;
   if (selected_ < scroll_) scroll_ = selected_;
   if (selected_ >= scroll_ + room) scroll_ = selected_ + 1 - room;
   for (size_t i = scroll_; i < t->shown.size() && i < scroll_ + room; ++i) {
     if (i == selected_) out.highlight = static_cast<int>(out.lines.size());
-    out.lines.push_back(report_->row_line(0, *t->shown[i]));
+    out.lines.push_back(report_->row_line(size_t(table_index()), *t->shown[i]));
   }
 }
 
@@ -192,8 +217,8 @@ void TopView::graph_lines(Screen& out) {
                                   report::symbol_name(interval_.profile, e),
                                   report::object_name(interval_.profile, e.location, false)));
   out.lines.push_back("");
-  out.lines.push_back(report_->row_line(0, e));
-  std::string graph = report_->call_graph(0, e);
+  out.lines.push_back(report_->row_line(size_t(table_index()), e));
+  std::string graph = report_->call_graph(size_t(table_index()), e);
   if (graph.find_first_not_of('\n') == std::string::npos) {
     out.lines.push_back("  (no callers: sonde top -g records call chains)");
     return;
@@ -224,17 +249,25 @@ Screen TopView::screen(size_t rows, size_t cols) {
   return s;
 }
 
+// The batch mode has no Tab: with several events it prints each event's
+// table, named, one after the other.
 std::string TopView::stdio_text() const {
-  std::string out = header() + '\n';
+  std::string out = header(false) + '\n';
   out += std::string(std::min<size_t>(out.size() - 1, 100), '-') + '\n';
-  const auto* t = table();
-  if (t && !t->shown.empty()) {
-    out += "  " + report_->column_names(0) + '\n';
-    for (size_t i = 0; i < t->shown.size() && i < settings_.stdio_entries; ++i)
-      out += report_->row_line(0, *t->shown[i]) + '\n';
-  } else {
-    out += "  (no samples in this interval)\n";
+  const size_t tables = report_ ? report_->events() : 0;
+  const bool several = interval_.profile.events.size() > 1;
+  bool any = false;
+  for (size_t k = 0; k < tables; ++k) {
+    const auto& t = report_->rows(k);
+    if (t.shown.empty()) continue;
+    any = true;
+    if (several) out += fmt::format("  event {}:\n", interval_.profile.events[t.hists->event].name);
+    out += "  " + report_->column_names(k) + '\n';
+    for (size_t i = 0; i < t.shown.size() && i < settings_.stdio_entries; ++i)
+      out += report_->row_line(k, *t.shown[i]) + '\n';
+    if (several && k + 1 < tables) out += '\n';
   }
+  if (!any) out += "  (no samples in this interval)\n";
   return out + '\n';
 }
 

@@ -11,6 +11,7 @@
 //   t                  zoom into the selected entry's thread; again: zoom out
 //   p                  zoom into the selected entry's process; again: zoom out
 //   d                  zoom into the selected entry's object (DSO); again: zoom out
+//   Tab                the next event's table (with several -e)
 //   Esc                leave the call graph or help, else zoom out
 //   h, ?               this help; any key goes back
 //   q, Ctrl-C          quit
@@ -67,10 +68,14 @@ class TopView {
   void recompute();
   void zoom(Zoom kind);
   void move(long by);
-  // The first event's rows, or null.
-  const report::RowSet* table() const { return report_ && report_->events() ? &report_->rows(0) : nullptr; }
+  void next_event();
+  // The shown event's rows (report_'s index, or -1 when it has none in this
+  // interval) and the rows themselves, or null.
+  int table_index() const;
+  const report::RowSet* table() const { return table_index() < 0 ? nullptr : &report_->rows(size_t(table_index())); }
+  std::string event_label() const;
   const report::HistEntry& selected() const { return *table()->shown[selected_]; }
-  std::string header() const;
+  std::string header(bool interactive = true) const;
   std::string status() const;
   void table_lines(Screen& out, size_t rows);
   void graph_lines(Screen& out);
@@ -80,6 +85,7 @@ class TopView {
   report::ReportOptions options_;
   std::unique_ptr<report::ReportView> report_;
   uint64_t refreshes_ = 0;  // the header's #N
+  uint32_t event_ = 0;       // the event shown (Profile event index; Tab: the next)
   Mode mode_ = Mode::kTable;
   size_t selected_ = 0, scroll_ = 0;
   report::HistKey selected_key_;

@@ -140,4 +140,41 @@ TEST(TopView, StdioTextIsHeaderRuleColumnsRows) {
   EXPECT_EQ(ls[4], "");
 }
 
+// A second event (page-faults, all in caller): Tab shows its table and
+// names it in the header; Tab again comes back. The batch mode prints both
+// tables, each named.
+Interval two_event_interval() {
+  Interval iv = sample_interval();
+  analysis::Profile& p = iv.profile;
+  p.events.push_back({"page-faults", "events", 5, 5});
+  p.samples.push_back({1, 10, 11, 0, p.intern("app"), 1, 5, 5, 0});
+  return iv;
+}
+
+TEST(TopView, TabShowsTheNextEventsTable) {
+  ViewSettings s = settings();
+  s.event = "cpu-clock,page-faults";
+  TopView v(s);
+  v.update(two_event_interval());
+  Screen first = v.screen(50, 200);
+  EXPECT_EQ(first.lines[0].rfind("sonde top #1 - cpu-clock (event 1/2, Tab: next) at 4000 Hz", 0), 0u) << first.lines[0];
+  EXPECT_EQ(first.lines[4], "    75.00%  app            [.] hot");
+  v.on_key({Key::kChar, '\t'});
+  Screen second = v.screen(50, 200);
+  EXPECT_EQ(second.lines[0].rfind("sonde top #1 - page-faults (event 2/2, Tab: next) at 4000 Hz, all CPUs: 5 samples", 0), 0u)
+      << second.lines[0];
+  EXPECT_EQ(second.lines[4], "   100.00%  app            [.] caller");
+  EXPECT_EQ(second.highlight, 4);
+  v.on_key({Key::kChar, '\t'});
+  EXPECT_EQ(v.screen(50, 200).lines[4], "    75.00%  app            [.] hot");
+
+  std::string t = v.stdio_text();
+  EXPECT_EQ(t.rfind("sonde top #1 - cpu-clock,page-faults at 4000 Hz", 0), 0u) << t;
+  const size_t cpu = t.find("  event cpu-clock:\n  Overhead  Shared Object  Symbol\n    75.00%  app            [.] hot\n");
+  const size_t faults = t.find("  event page-faults:\n  Overhead  Shared Object  Symbol\n   100.00%  app            [.] caller\n");
+  EXPECT_NE(cpu, std::string::npos) << t;
+  EXPECT_NE(faults, std::string::npos) << t;
+  EXPECT_LT(cpu, faults);
+}
+
 }  // namespace
