@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "convert/convert.h"
+#include "format/offcpu_event.h"
 #include "convert/frames.h"
 #include "convert/html_assets.h"  // generated: kTemplateHtml, kFlamegraphJs
 #include "util/error.h"
@@ -197,6 +198,8 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
   data += "{\"title\":" + json_str(opts.title);
   data += ",\"event\":" + json_str(event ? event->name : "");
   data += ",\"unit\":" + json_str(event ? event->unit : "events");
+  // Off-CPU time is drawn in cold colours (flamegraph.js).
+  data += std::string(",\"cold\":") + (event && format::is_offcpu_event_name(event->name) ? "true" : "false");
   data += ",\"host\":" + json_str(p.hostname);
   data += ",\"cmdline\":" + json_str(p.cmdline);
   data += ",\"otherEvents\":[";
