@@ -46,7 +46,10 @@ struct Out {
 }  // namespace
 
 size_t build_offcpu_sample(std::span<uint8_t> out, const OffcpuSample& s) {
-  const size_t nk = std::min<size_t>(s.kernel.size(), 127), nu = std::min<size_t>(s.user.size(), 127);
+  // At most 127 frames in all, markers aside, as the kernel's own call
+  // chains (perf_event_max_stack): readers cap there too.
+  const size_t nk = std::min<size_t>(s.kernel.size(), kMaxChainFrames);
+  const size_t nu = std::min<size_t>(s.user.size(), kMaxChainFrames - nk);
   const uint64_t nr = (nk ? nk + 1 : 0) + (nu ? nu + 1 : 0);
   const uint64_t ip = nk ? s.kernel[0] : nu ? s.user[0] : 0;
   Out o{out, sizeof(format::RecordHeader)};

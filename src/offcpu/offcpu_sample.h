@@ -44,11 +44,14 @@ struct OffcpuSample {
   std::span<const uint64_t> user;
 };
 
+// Frames of one call chain (kernel and user together), as the kernel's
+// default perf_event_max_stack.
+inline constexpr size_t kMaxChainFrames = 127;
 // The largest record build_offcpu_sample writes.
-inline constexpr size_t kOffcpuSampleMax = 8 + 7 * 8 + (2 + 2 * 127) * 8;
+inline constexpr size_t kOffcpuSampleMax = 8 + 7 * 8 + (2 + kMaxChainFrames) * 8;
 
-// Writes the SAMPLE into `out` (at least kOffcpuSampleMax bytes; frames
-// beyond 127 per side are dropped) and returns its size. IP is the
+// Writes the SAMPLE into `out` (at least kOffcpuSampleMax bytes; the user
+// frames beyond 127 in all are dropped, outermost first) and returns its size. IP is the
 // innermost frame (the kernel's, where the thread left the CPU), as in a
 // kernel sample with a call chain.
 size_t build_offcpu_sample(std::span<uint8_t> out, const OffcpuSample& s);

@@ -47,16 +47,18 @@ TEST(OffcpuCli, ThresholdWithoutOffCpuIsAUsageError) {
 
 TEST(OffcpuCli, WithoutBpfOneLineAndExitOne) {
   // No capabilities at all (a root process without CAP_BPF/CAP_SYS_ADMIN/
-  // CAP_PERFMON): the program cannot be loaded.
+  // CAP_PERFMON): the program cannot be loaded. dummy:u, so that the
+  // sampling event itself opens under perf_event_paranoid 2.
   TempDir dir;
-  auto r = run({"setpriv", "--bounding-set=-all", "--inh-caps=-all", sonde_bin(), "record", "-e", "dummy",
+  auto r = run({"setpriv", "--bounding-set=-all", "--inh-caps=-all", sonde_bin(), "record", "-e", "dummy:u",
                 "--off-cpu", "-o", dir / "x.data", "--", "true"});
   expect_one_line(r, 1, "sonde: off-cpu: cannot load the BPF program");
   EXPECT_FALSE(exists(dir / "x.data"));
 }
 
-// Starts `sonde record ARGS` and waits until its off-CPU links exist.
-pid_t start_recorder(const std::vector<std::string>& args, BpfIds& ids) {
+// Starts `sonde record ARGS` and waits until its `links` off-CPU links
+// exist: sched_switch, and task_newtask + sched_process_exit unless -a.
+pid_t start_recorder(const std::vector<std::string>& args, size_t links, BpfIds& ids) {
   pid_t pid = fork();
   if (pid == 0) {
     std::vector<char*> argv;
@@ -71,7 +73,7 @@ pid_t start_recorder(const std::vector<std::string>& args, BpfIds& ids) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < deadline) {
     ids = bpf_ids_of(pid);
-    if (ids.links.size() >= 3) break;  // sched_switch, task_newtask, sched_process_exit
+    if (ids.links.size() >= links) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return pid;
@@ -93,7 +95,8 @@ int wait_status(pid_t pid) {
 TEST(OffcpuLifecycle, NothingStaysAfterTheWorkloadEnds) {
   TempDir dir;
   BpfIds ids;
-  pid_t rec = start_recorder({"record", "-q", "-e", "dummy", "--off-cpu", "-o", dir / "a.data", "--", "sleep", "0.5"}, ids);
+  pid_t rec =
+      start_recorder({"record", "-q", "-e", "dummy", "--off-cpu", "-o", dir / "a.data", "--", "sleep", "0.5"}, 3, ids);
   ASSERT_EQ(ids.links.size(), 3u);
   int st = wait_status(rec);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -103,8 +106,8 @@ TEST(OffcpuLifecycle, NothingStaysAfterTheWorkloadEnds) {
 TEST(OffcpuLifecycle, NothingStaysAfterSigint) {
   TempDir dir;
   BpfIds ids;
-  pid_t rec = start_recorder({"record", "-q", "-a", "-e", "dummy", "--off-cpu", "-o", dir / "b.data"}, ids);
-  ASSERT_EQ(ids.links.size(), 1u + 0u) << "-a follows no forks: sched_switch only";
+  pid_t rec = start_recorder({"record", "-q", "-a", "-e", "dummy", "--off-cpu", "-o", dir / "b.data"}, 1, ids);
+  ASSERT_EQ(ids.links.size(), 1u) << "-a follows no forks: sched_switch only";
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(rec, SIGINT);
   int st = wait_status(rec);
@@ -120,7 +123,7 @@ TEST(OffcpuLifecycle, SigkillKeepsWhatWasFlushedAndFreesEverything) {
   ASSERT_TRUE(compile_fixture("offcpu_waits.c", dir / "waits", "-O2 -fno-omit-frame-pointer -pthread"));
   BpfIds ids;
   pid_t rec = start_recorder(
-      {"record", "-q", "-e", "dummy", "--off-cpu", "-o", dir / "c.data", "--", dir / "waits", "loop"}, ids);
+      {"record", "-q", "-e", "dummy", "--off-cpu", "-o", dir / "c.data", "--", dir / "waits", "loop"}, 3, ids);
   ASSERT_EQ(ids.links.size(), 3u);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   // The workload outlives its recorder: end it too, by pid.

@@ -6,7 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -160,15 +163,51 @@ TEST_F(OffcpuRecord, ExistingProcessWithDashP) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   auto script = run({sonde_bin(), "script", "-i", *dir_ / "pid.data", "-F", kScriptFields});
   auto samples = parse_script(script.out);
+  // Each nap is one sample of ~50 ms (the one still asleep at the end is
+  // cut there: shorter).
   size_t naps = 0;
   for (const auto& s : samples) {
     EXPECT_EQ(s.pid, target);
-    if (s.comm == "nap" && s.has("nap") && s.has("do_nanosleep") && s.period >= 10000000) {
-      ++naps;
-      EXPECT_NEAR(static_cast<double>(s.period) / 1e6, 50, 50 * 0.2) << "one nanosleep";
-    }
+    if (s.comm != "nap" || !s.has("nap") || !s.has("do_nanosleep")) continue;
+    const double ms = static_cast<double>(s.period) / 1e6;
+    EXPECT_LT(ms, 50 * 1.2) << "one nanosleep";
+    naps += ms > 50 * 0.95;
   }
   EXPECT_GE(naps, 5u) << "0.6 s of 50 ms naps";
+}
+
+// The thread of `pid` named `comm`, or 0.
+pid_t thread_named(pid_t pid, const std::string& comm) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream in(e.path() / "comm");
+    std::string name;
+    if (std::getline(in, name) && name == comm) return std::stoi(e.path().filename().string());
+  }
+  return 0;
+}
+
+TEST_F(OffcpuRecord, ExistingThreadWithDashT) {
+  pid_t target = fork();
+  ASSERT_GE(target, 0);
+  if (target == 0) {
+    execl(bin().c_str(), bin().c_str(), "loop", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  pid_t nap = 0;
+  for (int i = 0; i < 100 && !nap; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    nap = thread_named(target, "nap");
+  }
+  ASSERT_NE(nap, 0);
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-t",
+                  std::to_string(nap), "-o", *dir_ / "tid.data", "--", "sleep", "0.4"});
+  kill(target, SIGKILL);
+  waitpid(target, nullptr, 0);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto samples = parse_script(run({sonde_bin(), "script", "-i", *dir_ / "tid.data", "-F", kScriptFields}).out);
+  ASSERT_FALSE(samples.empty());
+  for (const auto& s : samples) EXPECT_EQ(s.tid, nap) << "only the -t thread: " << s.comm;
 }
 
 TEST_F(OffcpuRecord, PerfReadsTheStreamAndNamesTheSameFunctions) {
@@ -195,21 +234,28 @@ TEST_F(OffcpuRecord, WallViewAddsUpToTheThreadsElapsedTime) {
   const double elapsed = fixture_ms(rec.out).at("elapsed");
   auto wall = run({sonde_bin(), "report", "-i", *dir_ / "wall.data", "--wall"});
   ASSERT_EQ(wall.exit_code, 0) << wall.err;
-  // The per-thread table: "WALL ON BLOCKED RUNNABLE  COMM  PID/TID".
-  double total = -1, on = -1, blocked = -1, runnable = -1;
-  for (const auto& line : lines(wall.out)) {
-    std::istringstream ls(line);
-    std::string comm;
-    if (ls >> total >> on >> blocked >> runnable >> comm && comm == "offcpu_waits") break;
-    total = -1;
-  }
-  ASSERT_GT(total, 0) << wall.out;
-  EXPECT_NEAR(total, elapsed, elapsed * 0.05) << wall.out;
-  EXPECT_NEAR(on, 200, 200 * 0.1) << "spin(): 200 ms on CPU";
-  EXPECT_GE(blocked, 500 * 0.95) << "nap(): 10 x 50 ms";
-  EXPECT_NEAR(on + blocked + runnable, total, 0.01);
-  // The thread's table: nap() holds the blocked time, spin() the CPU time.
-  EXPECT_NE(wall.out.find("# offcpu_waits "), std::string::npos) << wall.out;
+  // Rows are "WALL ON-CPU BLOCKED RUNNABLE  NAME ...": the thread in the
+  // first table, then its functions.
+  auto find_row = [&](const std::string& name, std::array<double, 4>& v) {
+    for (const auto& line : lines(wall.out)) {
+      std::istringstream ls(line);
+      std::string first;
+      if (ls >> v[0] >> v[1] >> v[2] >> v[3] >> first && first == name) return true;
+    }
+    return false;
+  };
+  std::array<double, 4> thread{}, spin{}, nap{};
+  ASSERT_TRUE(find_row("offcpu_waits", thread)) << wall.out;
+  EXPECT_NEAR(thread[0], elapsed, elapsed * 0.05) << wall.out;
+  EXPECT_NEAR(thread[1] + thread[2] + thread[3], thread[0], 0.01);
+  // spin() ran 200 ms of wall time: on CPU, or runnable when the machine
+  // is busy; nap() slept its 10 x 50 ms.
+  ASSERT_TRUE(find_row("spin", spin)) << wall.out;
+  EXPECT_NEAR(spin[0], 200, 200 * 0.05) << wall.out;
+  EXPECT_EQ(spin[2], 0) << "spin() never blocks";
+  ASSERT_TRUE(find_row("nap", nap)) << wall.out;
+  EXPECT_GE(nap[2], 500 * 0.95) << wall.out;
+  EXPECT_LT(nap[2], 500 * 1.1) << wall.out;
 }
 
 TEST_F(OffcpuRecord, WallViewWithoutOffCpuSamplesIsOneLine) {
@@ -219,6 +265,38 @@ TEST_F(OffcpuRecord, WallViewWithoutOffCpuSamplesIsOneLine) {
   EXPECT_EQ(wall.exit_code, 1);
   EXPECT_EQ(wall.err, "sonde: --wall: the recording has no off-CPU samples (record with --off-cpu, and -e cpu-clock "
                       "for the CPU side)\n");
+}
+
+TEST_F(OffcpuRecord, ExportsTellTheKindsApart) {
+  auto rec = run({sonde_bin(), "record", "-q", "-g", "-e", "cpu-clock", "--off-cpu", "-o", *dir_ / "export.data", "--",
+                  bin(), "single"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string data = *dir_ / "export.data";
+  // pprof: one sample type per kind, chosen with -sample_index.
+  ASSERT_EQ(run({sonde_bin(), "convert", "-i", data, "--to", "pprof", "-o", *dir_ / "p.pb.gz"}).exit_code, 0);
+  auto off = run({"go", "tool", "pprof", "-sample_index=off-cpu", "-top", *dir_ / "p.pb.gz"});
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_NE(off.out.find("Type: off-cpu\n"), std::string::npos) << off.out;
+  EXPECT_NE(off.out.find(" nap\n"), std::string::npos) << off.out;
+  auto cpu = run({"go", "tool", "pprof", "-sample_index=cpu", "-top", *dir_ / "p.pb.gz"});
+  EXPECT_NE(cpu.out.find("Type: cpu\n"), std::string::npos) << cpu.out;
+  EXPECT_NE(cpu.out.find(" spin\n"), std::string::npos) << cpu.out;
+  EXPECT_EQ(cpu.out.find("do_nanosleep"), std::string::npos) << "no off-CPU time in the cpu type";
+  // folded: --event picks the kind; the weights are nanoseconds.
+  auto folded = run({sonde_bin(), "convert", "-i", data, "--to", "folded", "--event", "offcpu-time", "-o", "-"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  uint64_t nap_ns = 0;
+  for (const auto& line : lines(folded.out))
+    if (line.find(";nap;") != std::string::npos) nap_ns += std::stoull(line.substr(line.rfind(' ') + 1));
+  EXPECT_GE(static_cast<double>(nap_ns) / 1e6, 500 * 0.95) << folded.out;
+  EXPECT_EQ(folded.out.find(";spin"), std::string::npos) << "spin() never blocks";
+  // HTML: off-CPU time in cold colours.
+  auto html = run({sonde_bin(), "convert", "-i", data, "--to", "html", "--event", "offcpu-time", "-o", "-"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(html.out.find("\"event\":\"offcpu-time\""), std::string::npos);
+  EXPECT_NE(html.out.find("\"cold\":true"), std::string::npos);
+  auto warm = run({sonde_bin(), "convert", "-i", data, "--to", "html", "--event", "cpu-clock", "-o", "-"});
+  EXPECT_NE(warm.out.find("\"cold\":false"), std::string::npos);
 }
 
 }  // namespace

@@ -77,6 +77,20 @@ TEST(OffcpuSample, UserOnlyStackIsAUserSample) {
   EXPECT_EQ(n, 8u + 7 * 8 + 2 * 8);
 }
 
+TEST(OffcpuSample, AtMost127FramesInAllAsTheKernelWrites) {
+  std::vector<uint64_t> kernel(20, 0xffffffff81000010), user(200, 0x401000);
+  OffcpuSample s;
+  s.kernel = kernel;
+  s.user = user;
+  std::vector<uint8_t> buf(kOffcpuSampleMax);
+  size_t n = build_offcpu_sample(buf, s);
+  EXPECT_EQ(n, kOffcpuSampleMax);
+  format::Sample out;
+  ASSERT_TRUE(format::decode_sample_body(offcpu_attr(base_attr()), std::span<const uint8_t>(buf).subspan(8, n - 8), out));
+  EXPECT_EQ(out.callchain_size(), 2u + 127u);
+  EXPECT_EQ(out.callchain_at(21), static_cast<uint64_t>(PERF_CONTEXT_USER));
+}
+
 TEST(OffcpuSample, TwoEventsNamedAsPerf) {
   auto descs = offcpu_event_descs(base_attr());
   ASSERT_EQ(descs.size(), 2u);
