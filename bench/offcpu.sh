@@ -19,11 +19,14 @@ rounds=${ROUNDS:-600000}
 source "$here/bench/lib.sh"
 scratch=$(mktemp -d /tmp/sonde-offcpu-bench.XXXXXX)
 workload_pid=
+main_pid=$BASHPID
 cleanup() {
+  [[ $BASHPID == "$main_pid" ]] || return 0  # not in the $(run_one) subshells
   [[ -n $workload_pid ]] && kill -9 "$workload_pid" 2>/dev/null || true
   rm -rf "$scratch"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 gcc -O2 -pthread -fno-omit-frame-pointer -o "$scratch/pingpong" "$here/bench/pingpong.c"
 
@@ -34,6 +37,16 @@ start_workload() {
   workload_pid=$!
 }
 rate() { sed -n 's/.*rt_per_s=\([0-9]*\).*/\1/p' "$scratch/rate"; }
+
+# Tools that run until Ctrl-C: once the workload PID is gone, SIGINT to the
+# tool itself (the child of /usr/bin/time TIME_PID, which ignores SIGINT).
+stop_tool_after() {
+  local pid=$1 time_pid=$2 child
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+  child=$(cat "/proc/$time_pid/task/$time_pid/children" 2>/dev/null || true)
+  [[ -n $child ]] && kill -INT $child 2>/dev/null
+  wait "$time_pid" || true
+}
 
 # One run of recorder NAME: "rt_per_s bytes cpu_seconds".
 run_one() {
@@ -48,12 +61,10 @@ run_one() {
     perf) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 perf record -q -e sched:sched_switch -g -p "$pid" -o "$out" 2>/dev/null ;;
     hotspot) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 perf record -q -e sched:sched_switch --switch-events \
                --sample-cpu -m 8M --aio -z --call-graph dwarf -p "$pid" -o "$out" 2>/dev/null ;;
-    bcc) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 "$bcc" -p "$pid" -f 30 >"$out" 2>/dev/null & 
-         local tool=$!; wait "$pid"; kill -INT "$tool" 2>/dev/null; wait "$tool" || true ;;
-    bpftrace) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 bpftrace -p "$pid" -e '
-         tracepoint:sched:sched_switch { if (args->prev_pid != 0) { @start[args->prev_pid] = nsecs; @stk[args->prev_pid] = ustack; } }
-         tracepoint:sched:sched_switch /@start[args->next_pid]/ { @us[@stk[args->next_pid]] = sum(nsecs - @start[args->next_pid]); delete(@start[args->next_pid]); }' \
-         >"$out" 2>/dev/null & local tool=$!; wait "$pid"; kill -INT "$tool" 2>/dev/null; wait "$tool" || true ;;
+    bcc) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 "$bcc" -p "$pid" -f >"$out" 2>/dev/null &
+         stop_tool_after "$pid" $! ;;
+    bpftrace) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 bpftrace -e "$bpftrace_script" "$pid" >"$out" 2>/dev/null &
+         stop_tool_after "$pid" $! ;;
   esac
   wait "$pid" 2>/dev/null || true
   workload_pid=
@@ -70,6 +81,16 @@ run_median() {
   printf '%s\n' "${results[@]}" | sort -n | awk -v n="$runs" 'NR == int((n + 1) / 2)'
 }
 
+# offcputime's method in bpftrace: at the switch-out of a target thread its
+# time and stacks, at its switch-in the nanoseconds summed per stack pair.
+bpftrace_script='tracepoint:sched:sched_switch {
+  if (pid == $1) { @start[tid] = nsecs; @ustk[tid] = ustack; @kstk[tid] = kstack; }
+  if (@start[args->next_pid] != 0) {
+    @ns[@kstk[args->next_pid], @ustk[args->next_pid]] = sum(nsecs - @start[args->next_pid]);
+    delete(@start[args->next_pid]);
+  }
+}'
+
 tools=(alone sonde perf hotspot)
 bcc=$(command -v offcputime-bpfcc || true)
 [[ -n $bcc ]] && tools+=(bcc)
@@ -78,7 +99,7 @@ declare -A label=([alone]="workload alone" [sonde]="\`sonde record -e dummy --of
   [perf]="\`perf record -e sched:sched_switch -g\`"
   [hotspot]="perf, Hotspot's recipe (\`-e sched:sched_switch --switch-events --sample-cpu -m 8M --aio -z --call-graph dwarf\`)"
   [bcc]="bcc \`offcputime -p PID -f\` (in-kernel sums, printed at the end)"
-  [bpftrace]="bpftrace (sched_switch, user stacks, sums in maps)")
+  [bpftrace]="bpftrace 0.17, offcputime's method (stacks at switch-out, ns summed per stack pair in maps)")
 
 table=$scratch/table.md
 base=
@@ -95,7 +116,7 @@ base=
 } >"$table"
 cat "$table"
 missing=
-[[ -z $bcc ]] && missing+="bcc's offcputime (Debian's bpfcc-tools) is not installed here; "
+[[ -z $bcc ]] && missing+="bcc's offcputime (Debian's bpfcc-tools compiles its program at run time against the running kernel's headers, which this machine lacks: neither /lib/modules/\$(uname -r)/build nor /sys/kernel/kheaders.tar.xz); "
 command -v bpftrace >/dev/null || missing+="bpftrace is not installed here; "
 if [[ $write_docs == --write-docs ]]; then
   {

@@ -171,15 +171,15 @@ int OffcpuBpf::events_fd() const { return ring_buffer__epoll_fd(ring_); }
 void OffcpuBpf::take_sums(const SumFn& on_sum) {
   // Keys first, then each one taken with lookup-and-delete: atomic against
   // the program, which adds to a sum it finds or inserts a new one.
-  std::vector<sonde_offcpu_key> keys;
+  sum_keys_.clear();  // kept: no allocation once it has grown
   sonde_offcpu_key key{}, next{};
   const void* prev = nullptr;
   while (bpf_map_get_next_key(sums_fd_, prev, &next) == 0) {
-    keys.push_back(next);
+    sum_keys_.push_back(next);
     key = next;
     prev = &key;
   }
-  for (const auto& k : keys) {
+  for (const auto& k : sum_keys_) {
     sonde_offcpu_sum s{};
     if (bpf_map_lookup_and_delete_elem(sums_fd_, &k, &s) == 0) on_sum(k, s);
   }

@@ -58,6 +58,7 @@ class OffcpuBpf {
   int config_fd_ = -1, stats_fd_ = -1, tgids_fd_ = -1, tids_fd_ = -1, starts_fd_ = -1, sums_fd_ = -1;
   int stacks_fd_ = -1, events_fd_ = -1;
   std::vector<UniqueFd> links_;
+  std::vector<sonde_offcpu_key> sum_keys_;  // take_sums' scratch
   const EventFn* on_event_ = nullptr;  // during consume_events
   static int ring_callback(void* ctx, void* data, size_t size);
 };
