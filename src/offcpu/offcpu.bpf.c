@@ -165,10 +165,12 @@ int sonde_offcpu_switch(struct bpf_raw_tracepoint_args *ctx) {
     /* A preempted task, or one switched out while still TASK_RUNNING,
      * stays on the run queue: it waits for a CPU, not for an event. */
     s.kind = (ctx->args[0] || prev_state == 0) ? SONDE_OFFCPU_PREEMPT : SONDE_OFFCPU_BLOCKED;
-    s.kernel_stack = bpf_get_stackid(ctx, &stacks, 0);
-    s.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+    /* FAST_STACK_CMP: a stack already in the map is found by its hash
+     * alone, without comparing every frame (the common case: a thread
+     * blocks in the same few places). */
+    s.kernel_stack = bpf_get_stackid(ctx, &stacks, BPF_F_FAST_STACK_CMP);
+    s.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP);
     if (bpf_map_update_elem(&starts, &prev, &s, BPF_ANY) != 0) count(SONDE_OFFCPU_STAT_STARTS_FULL);
-    count(SONDE_OFFCPU_STAT_SWITCHES);
   }
 
   struct sonde_offcpu_start *s = bpf_map_lookup_elem(&starts, &next);
