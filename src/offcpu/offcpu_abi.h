@@ -25,8 +25,7 @@
 #define SONDE_OFFCPU_STAT_STARTS_FULL 1 /* a switch-out not remembered: starts map full */
 #define SONDE_OFFCPU_STAT_SUMS_FULL 2   /* a short block sent alone: sums map full */
 #define SONDE_OFFCPU_STAT_BAD_ARGS 3    /* the tracepoint's prev is not the current task */
-#define SONDE_OFFCPU_STAT_SWITCHES 4    /* switch-outs of followed threads */
-#define SONDE_OFFCPU_NSTATS 5
+#define SONDE_OFFCPU_NSTATS 4
 
 struct sonde_offcpu_config {
   __u64 thresh_ns; /* blocks at least this long are sent one by one */

@@ -125,12 +125,17 @@ TEST_F(OffcpuRecord, SystemWideHasTheFixtureWithTheSameTotals) {
   auto script = run({sonde_bin(), "script", "-i", *dir_ / "all.data", "-F", kScriptFields});
   ASSERT_EQ(script.exit_code, 0) << script.err;
   auto samples = parse_script(script.out);
-  expect_fixture_totals(samples, fixture_ms(rec.out));
-  // Other processes are there; the recorder itself never is.
+  // Other processes are there (other copies of the fixture too, from tests
+  // running beside this one); the recorder itself never is.
   std::set<pid_t> pids;
   for (const auto& s : samples) pids.insert(s.pid);
   EXPECT_GT(pids.size(), 1u);
   EXPECT_EQ(pids.count(recorder), 0u);
+  const size_t at = rec.out.find("pid=");
+  ASSERT_NE(at, std::string::npos) << rec.out;
+  const pid_t fixture = std::stoi(rec.out.substr(at + 4));
+  std::erase_if(samples, [&](const ScriptSample& s) { return s.pid != fixture; });
+  expect_fixture_totals(samples, fixture_ms(rec.out));
 }
 
 TEST_F(OffcpuRecord, AProcessOutsideTheTargetContributesNothing) {
@@ -176,7 +181,7 @@ TEST_F(OffcpuRecord, ExistingProcessWithDashP) {
     EXPECT_EQ(s.pid, target);
     if (s.comm != "nap" || !s.has("nap") || !s.has("do_nanosleep")) continue;
     const double ms = static_cast<double>(s.period) / 1e6;
-    EXPECT_LT(ms, 50 * 1.2) << "one nanosleep";
+    EXPECT_LT(ms, 50 * 1.8) << "one nanosleep, not two summed (a busy machine may wake it late)";
     naps += ms > 50 * 0.95;
   }
   EXPECT_GE(naps, 5u) << "0.6 s of 50 ms naps";
