@@ -12,6 +12,7 @@
 
 #include "cache/buildid_cache.h"
 #include "commands.h"
+#include "offcpu/offcpu_extension.h"
 #include "probe/sdt_extension.h"
 #include "record/buildid_cache_keeper.h"
 #include "record/cpu_list.h"
@@ -33,12 +34,14 @@ struct RecordArgs {
   bool compress = false;
   bool per_thread_counts = false, sample_time = false, all_user = false, all_kernel = false;
   bool user_callchain = false, verbose = false, no_buildid = false;
+  bool off_cpu = false;
+  std::string off_cpu_thresh;
   std::string switch_output, switch_max_files;
   std::string compression_level;
   // Given on the command line, even as "" (an empty value is an error, not
   // the default).
   bool freq_given = false, period_given = false, pages_given = false, level_given = false;
-  bool switch_given = false, max_files_given = false, buildid_mode_given = false;
+  bool switch_given = false, max_files_given = false, buildid_mode_given = false, thresh_given = false;
   std::string output = "sonde.data";
   std::vector<std::string> command;
 };
@@ -129,6 +132,13 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
     if (n == 0) throw_usage("invalid --switch-max-files 0: keep at least 1 file");
     o.switch_output.max_files = static_cast<size_t>(std::min<uint64_t>(n, SIZE_MAX));
   }
+  if (a.thresh_given && !a.off_cpu) throw_usage("--off-cpu-thresh needs --off-cpu");
+  if (a.off_cpu) {
+    offcpu::OffcpuOptions oc;
+    if (a.thresh_given) oc.thresh_ms = offcpu::parse_offcpu_thresh(a.off_cpu_thresh);
+    o.monotonic_clock = true;  // the program's clock: one time line for both (docs/offcpu.md)
+    o.extensions.push_back(std::make_unique<offcpu::OffcpuExtension>(oc));
+  }
   o.command = a.command;
   o.cmdline = argv;
   o.version = "sonde " SONDE_VERSION;
@@ -210,6 +220,14 @@ void register_record(CLI::App& app, int& exit_code) {
       "--switch-output{signal}", a->switch_output,
       "--switch-output[=signal|SIZE|TIME]: write OUTPUT.<timestamp> files, switching on SIGUSR2 (in every mode), "
       "at SIZE bytes (B, K, M, G: 100M) or after TIME (s, m, h, d: 30s); each file is a complete recording");
+  cmd->add_flag("--off-cpu", a->off_cpu,
+                "Also record off-CPU time: events offcpu-time (blocked) and offcpu-time:preempt (runnable, waiting "
+                "for a CPU), period = nanoseconds, with kernel and user call chains (BPF on sched_switch; "
+                "docs/offcpu.md). Without -e, cpu-clock is recorded too, as perf; -e dummy for off-CPU alone");
+  auto* thresh = cmd->add_option("--off-cpu-thresh", a->off_cpu_thresh,
+                                 "With --off-cpu: blocks of at least MS milliseconds are one sample each, with "
+                                 "their time (default 500); shorter ones are summed per thread and stack in the "
+                                 "kernel and written every 50 ms");
   auto* max_files = cmd->add_option("--switch-max-files", a->switch_max_files,
                                     "With --switch-output: keep only the newest N files");
   cmd->add_flag("-N,--no-buildid-cache", a->no_buildid_cache,
@@ -226,7 +244,8 @@ void register_record(CLI::App& app, int& exit_code) {
       "Exit status: the command's (128+N if it died of signal N), else 0; 2 for malformed input "
       "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
       "or command, event not supported, output not writable). Input errors never create the output file.");
-  cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, &exit_code] {
+  cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, &exit_code] {
+    a->thresh_given = thresh->count() > 0;
     a->switch_given = switch_output->count() > 0;
     a->max_files_given = max_files->count() > 0;
     a->buildid_mode_given = buildid_mode->count() > 0;

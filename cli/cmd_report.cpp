@@ -12,6 +12,7 @@
 #include "report/record_stats.h"
 #include "report/report_fields.h"
 #include "report/report_table.h"
+#include "report/wall_report.h"
 #include "symbol/symbolizer.h"
 #include "util/error.h"
 
@@ -37,6 +38,7 @@ struct ReportArgs {
   bool threads = false, header = false, header_only = false, stats = false, quiet = false, verbose = false;
   std::string vmlinux, symbol_filter, ignore_callees, parent, time;
   bool parent_given = false;
+  bool wall = false;
 };
 
 std::shared_ptr<const std::regex> compile(const std::string& pattern, const char* option) {
@@ -129,7 +131,13 @@ void run_report(const ReportArgs& a) {
   if ((ro.layout.has(report::Field::kSocket) || ro.layout.has(report::Field::kCore)) && profile.cpus.empty())
     throw_usage("--sort socket/core: {} has no CPU topology (perf's HEADER_CPU_TOPOLOGY)", input);
   ro.header = profile.header_facts;
-  report::write_report(profile, ro, stdout);
+  if (a.wall) {
+    report::WallOptions wo;
+    if (a.percent_limit) wo.percent_limit = *a.percent_limit;
+    report::write_wall_report(profile, wo, stdout);
+  } else {
+    report::write_report(profile, ro, stdout);
+  }
   if (std::fflush(stdout) != 0) throw_runtime("cannot write the report");
   if (profile.samples.empty() && !ro.json)
     std::fprintf(stderr, "sonde report: %s has no samples%s\n", input.c_str(), a.time.empty() ? "" : " in --time's ranges");
@@ -184,6 +192,10 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("--time", a->time,
                   "Only samples in these ranges, as perf: START,STOP in seconds, several 'A,B C,D', or percentages "
                   "10%/2, 0%-10%, 25%");
+  cmd->add_flag("--wall", a->wall,
+                "Wall-clock time per thread: on-CPU (cpu-clock) and off-CPU (offcpu-time, offcpu-time:preempt) "
+                "nanoseconds in one table per thread, by function (record with -e cpu-clock --off-cpu; "
+                "--percent-limit hides functions, default 1)");
   cmd->callback([a] { run_report(*a); });
 }
 

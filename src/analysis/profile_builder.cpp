@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "format/features.h"
+#include "format/offcpu_event.h"
 #include "util/byte_reader.h"
 #include "analysis/frames.h"
 #include "analysis/header_facts.h"
@@ -46,9 +47,12 @@ std::vector<CpuPlace> decode_cpu_topology(const Session& session) {
   return out;
 }
 
-std::string event_unit(const perf_event_attr& a) {
+// Clocks count nanoseconds, and so do off-CPU samples (bpf-output events
+// named as perf names its own off-CPU event, period = time off CPU).
+std::string event_unit(const perf_event_attr& a, const std::string& name) {
   if (a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK))
     return "nanoseconds";
+  if (format::is_offcpu_event(a, name)) return "nanoseconds";
   return "events";
 }
 
@@ -269,7 +273,7 @@ class ProfileBuilder::Impl {
     uint32_t& v = event_map_[e.index];
     if (v == UINT32_MAX) {
       v = static_cast<uint32_t>(profile_.events.size());
-      profile_.events.push_back({e.name, event_unit(e.attr), 0, 0, e.attr.sample_type, static_cast<uint32_t>(e.index)});
+      profile_.events.push_back({e.name, event_unit(e.attr, e.name), 0, 0, e.attr.sample_type, static_cast<uint32_t>(e.index)});
     }
     return v;
   }

@@ -98,7 +98,8 @@
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
 
   // Stable warm colours per name (classic flame graph palette), distinct
-  // hues for kernel and unresolved frames, magenta for search matches.
+  // hues for kernel and unresolved frames, magenta for search matches;
+  // cold ones for off-CPU time (D.cold).
   const colorCache = new Map();
   function colorOf(f) {
     let c = colorCache.get(f);
@@ -108,6 +109,10 @@
     for (let k = 0; k < name.length && k < 64; k++) h = (h * 31 + name.charCodeAt(k)) >>> 0;
     const r = (h & 0xff) / 255, g = ((h >>> 8) & 0xff) / 255;
     if (kinds[f] & 2) c = `rgb(${170 + Math.round(30 * r)},${170 + Math.round(30 * r)},${175 + Math.round(30 * r)})`;
+    // Off-CPU time in cold colours, as in Gregg's off-CPU flame graphs:
+    // blues for user frames, violet-blues for the kernel's.
+    else if (D.cold && (kinds[f] & 1)) c = `rgb(${90 + Math.round(50 * r)},${90 + Math.round(40 * g)},${200 + Math.round(55 * r)})`;
+    else if (D.cold) c = `rgb(${Math.round(30 + 50 * r)},${Math.round(120 + 90 * g)},${200 + Math.round(55 * g)})`;
     else if (kinds[f] & 1) c = `rgb(${210 + Math.round(40 * r)},${140 + Math.round(50 * g)},60)`;
     else c = `rgb(${205 + Math.round(50 * r)},${Math.round(80 + 120 * g)},${Math.round(40 + 40 * r)})`;
     colorCache.set(f, c);

@@ -1,5 +1,8 @@
 // Folded stacks (Brendan Gregg's stackcollapse output): "root;...;leaf N",
-// N = number of samples. Input to flamegraph.pl, inferno, speedscope.
+// N = number of samples; for off-CPU time, N = nanoseconds off CPU (a count
+// of off-CPU samples means nothing: one may hold one block or a thousand),
+// as Gregg's off-CPU folded stacks carry time. Input to flamegraph.pl,
+// inferno, speedscope.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +10,7 @@
 
 #include "convert/convert.h"
 #include "convert/frames.h"
+#include "format/offcpu_event.h"
 #include "util/error.h"
 
 namespace sonde::convert {
@@ -40,10 +44,11 @@ void write_folded(const analysis::Profile& p, const FoldedOptions& opts, std::os
     }
   };
   std::unordered_map<Key, uint64_t, KeyHash> counts;
+  const bool weigh_by_time = format::is_offcpu_event_name(p.events[ev].name);
   for (const auto& s : p.samples) {
     if (s.event != ev) continue;
     Key k{opts.comm_frame || opts.pid_frame ? s.comm : 0u, opts.pid_frame ? s.pid : 0u, 0u, s.stack};
-    counts[k] += s.count;
+    counts[k] += weigh_by_time ? s.period : s.count;
   }
 
   // Different stack nodes can print the same (e.g. two unresolved addresses

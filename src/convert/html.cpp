@@ -17,6 +17,7 @@
 #include "convert/frames.h"
 #include "convert/html_baseline.h"
 #include "convert/html_assets.h"  // generated: kTemplateHtml, kFlamegraphJs
+#include "format/offcpu_event.h"
 #include "util/error.h"
 
 namespace sonde::convert {
@@ -103,6 +104,8 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
   data += "{\"title\":" + json_str(opts.title);
   data += ",\"event\":" + json_str(event ? event->name : "");
   data += ",\"unit\":" + json_str(event ? event->unit : "events");
+  // Off-CPU time is drawn in cold colours (flamegraph.js).
+  data += std::string(",\"cold\":") + (event && format::is_offcpu_event_name(event->name) ? "true" : "false");
   data += ",\"host\":" + json_str(p.hostname);
   data += ",\"cmdline\":" + json_str(p.cmdline);
   data += ",\"otherEvents\":[";

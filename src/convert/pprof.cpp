@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "format/offcpu_event.h"
 #include "convert/convert.h"
 #include "util/error.h"
 
@@ -156,8 +157,12 @@ void write_value_type(pb::Builder<pb::Profile>& out, pb::Profile field, int64_t 
 
 // cpu-clock/task-clock are time: the pprof convention for CPU profiles is
 // "cpu"/"nanoseconds" (what Pyroscope and Parca look for). Other events are
-// counted occurrences of the event itself.
+// counted occurrences of the event itself. Off-CPU time is nanoseconds of
+// its own kind: "off-cpu" (blocked) and "off-cpu-preempt" (runnable), so
+// `go tool pprof -sample_index=off-cpu` picks it beside "cpu".
 std::pair<std::string, std::string> period_type(const analysis::ProfileEvent& e) {
+  if (e.name == format::kOffcpuBlockedEvent) return {"off-cpu", "nanoseconds"};
+  if (e.name == format::kOffcpuPreemptEvent) return {"off-cpu-preempt", "nanoseconds"};
   if (e.unit == "nanoseconds") return {"cpu", "nanoseconds"};
   return {e.name, "count"};
 }

@@ -7,7 +7,9 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,6 +29,10 @@ struct RecordTarget {
   std::string command_path;       // -- CMD: the resolved executable ("" otherwise)
   pid_t workload_pid = -1;        // -- CMD: the forked child, stopped before exec
 };
+
+// Writes one whole record into the recording (extensions that make their
+// own records: RecordExtension::produce).
+using RecordWrite = std::function<void(std::span<const uint8_t>)>;
 
 class RecordExtension {
  public:
@@ -54,6 +60,16 @@ class RecordExtension {
   // may rewrite it in place (e.g. its IDENTIFIER to name the probe). Return
   // false to drop it.
   virtual bool rewrite_sample(std::span<uint8_t> record) = 0;
+
+  // An fd the recorder polls with the ring buffers (readable when the
+  // extension has records to produce), or -1.
+  virtual int wake_fd() const { return -1; }
+
+  // Records the extension makes itself rather than drains from ring_fds
+  // (the off-CPU samples). Called after every drain pass of the recorder's
+  // loop (at least every 100 ms), and once more with `final` after sampling
+  // stopped. Returns how many SAMPLE records it wrote.
+  virtual size_t produce(const RecordWrite& /*write*/, bool /*final*/) { return 0; }
 
   // Process and mapping events as the recorder sees them.
   virtual void on_fork(pid_t /*pid*/, pid_t /*ppid*/) {}

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <time.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -170,7 +171,7 @@ class Recorder {
   void verbose(fmt::format_string<Args...> f, Args&&... args) const;
   void stop_sampling();
   void end_workload();
-  bool drain_all();
+  bool drain_all(bool final = false);
   void handle(std::span<const uint8_t> rec, RecordExtension* ext);
   void write_kernel_record(std::span<const uint8_t> rec);
   void write_lost(std::span<const uint8_t> rec);
@@ -336,6 +337,10 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
     a.sample_regs_user = format::kUnwindRegsX86_64;
     a.sample_stack_user = opts_.user_stack_bytes;
     a.exclude_callchain_user = 1;
+  }
+  if (opts_.monotonic_clock) {
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
   }
   a.disabled = 1;
   a.inherit = opts_.inherit ? 1 : 0;
@@ -631,11 +636,20 @@ void Recorder::tell_exec_mapping(std::span<const uint8_t> mmap2) {
   for (RecordExtension* e : extensions_) e->on_exec_mapping(static_cast<pid_t>(m->pid), path, id);
 }
 
-bool Recorder::drain_all() {
+// One pass over the kernel's ring buffers, then the records extensions
+// make themselves (after the kernel's: theirs are stamped now or earlier,
+// never before what the previous round held).
+bool Recorder::drain_all(bool final) {
   size_t total = 0;
   for (auto& r : rings_) {
     RecordExtension* ext = r.extension;
     total += r.buffer->drain([&](std::span<const uint8_t> rec) { handle(rec, ext); });
+  }
+  const RecordWrite write = [this](std::span<const uint8_t> rec) { write_kernel_record(rec); };
+  for (RecordExtension* e : extensions_) {
+    size_t n = e->produce(write, final);
+    sum_.samples += n;
+    total += n;
   }
   if (total == 0) return false;
   out_->write_finished_round();
@@ -751,6 +765,8 @@ void Recorder::loop() {
     first_ring = 2;
   }
   for (auto& r : rings_) pfds.push_back({r.buffer->fd(), POLLIN, 0});
+  for (RecordExtension* e : extensions_)
+    if (int fd = e->wake_fd(); fd >= 0) pfds.push_back({fd, POLLIN, 0});
 
   bool workload_mode = !opts_.command.empty();
   for (;;) {
@@ -767,7 +783,7 @@ void Recorder::loop() {
     if (!targets_alive()) break;
   }
   stop_sampling();
-  drain_all();
+  drain_all(true);
   end_workload();
 }
 

@@ -75,6 +75,10 @@ struct RecordOptions {
   bool lbr_callchain = false;              // --call-graph lbr: refused (needs a hardware PMU with LBR)
   bool verbose = false;                    // -v: one stderr line per event opened and for the output
   SwitchOutput switch_output;              // --switch-output, --switch-max-files
+  // Every event timestamps with CLOCK_MONOTONIC (perf's -k mono: attr
+  // use_clockid), the clock BPF programs read: --off-cpu needs it so that
+  // its samples and the kernel's share one time line.
+  bool monotonic_clock = false;
 
   std::vector<std::unique_ptr<RecordExtension>> extensions;
   ExtensionFactory extension_factory;

@@ -1,5 +1,6 @@
 // The libbpf functions sonde calls, loaded on first use (util/lazy_library.h
-// says why): only `sonde record -e %provider:event` loads BPF programs.
+// says why): only `sonde record -e %provider:event` (src/probe) and `sonde
+// record --off-cpu` (src/offcpu) load BPF programs.
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -61,6 +62,28 @@ int bpf_link_create(int prog_fd, int target_fd, enum bpf_attach_type attach_type
 }
 int bpf_raw_tracepoint_open(const char* name, int prog_fd) {
   return SONDE_LAZY_CALL(libbpf, bpf_raw_tracepoint_open)(name, prog_fd);
+}
+
+// BPF ring buffers (libbpf.h): the off-CPU program's long blocks.
+struct ring_buffer* ring_buffer__new(int map_fd, ring_buffer_sample_fn sample_cb, void* ctx,
+                                     const struct ring_buffer_opts* opts) {
+  return SONDE_LAZY_CALL(libbpf, ring_buffer__new)(map_fd, sample_cb, ctx, opts);
+}
+void ring_buffer__free(struct ring_buffer* rb) { SONDE_LAZY_CALL(libbpf, ring_buffer__free)(rb); }
+int ring_buffer__consume(struct ring_buffer* rb) { return SONDE_LAZY_CALL(libbpf, ring_buffer__consume)(rb); }
+int ring_buffer__epoll_fd(const struct ring_buffer* rb) { return SONDE_LAZY_CALL(libbpf, ring_buffer__epoll_fd)(rb); }
+int bpf_map_lookup_elem(int fd, const void* key, void* value) {
+  return SONDE_LAZY_CALL(libbpf, bpf_map_lookup_elem)(fd, key, value);
+}
+int bpf_map_get_next_key(int fd, const void* key, void* next_key) {
+  return SONDE_LAZY_CALL(libbpf, bpf_map_get_next_key)(fd, key, next_key);
+}
+int bpf_map_lookup_and_delete_batch(int fd, void* in_batch, void* out_batch, void* keys, void* values, __u32* count,
+                                    const struct bpf_map_batch_opts* opts) {
+  return SONDE_LAZY_CALL(libbpf, bpf_map_lookup_and_delete_batch)(fd, in_batch, out_batch, keys, values, count, opts);
+}
+int bpf_map_lookup_and_delete_elem(int fd, const void* key, void* value) {
+  return SONDE_LAZY_CALL(libbpf, bpf_map_lookup_and_delete_elem)(fd, key, value);
 }
 
 }  // extern "C"

@@ -1,0 +1,224 @@
+/* The off-CPU program: on every scheduler switch (a raw tracepoint, so no
+ * BTF or CO-RE is needed), a followed thread that goes off CPU has its time,
+ * its user and kernel stacks (stack map ids, taken while it is still the
+ * current task) and why it left (runnable or blocked) remembered by task
+ * pointer; when that task comes back, the blocked nanoseconds go either to
+ * the ring buffer (one event per block at or above the threshold) or into
+ * the sums map per (thread, stacks, kind), which the recorder drains at
+ * least every 100 ms. Threads are filtered here, in the kernel: only the
+ * recorded processes and their children pay for a stack walk. */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "offcpu_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define SONDE_CLONE_THREAD 0x00010000ULL
+/* prev_state bits of a task that will never run again. */
+#define SONDE_TASK_DEAD_STATES (0x0010 | 0x0020 | 0x0080) /* EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD */
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct sonde_offcpu_config);
+} config SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, SONDE_OFFCPU_NSTATS);
+  __type(key, __u32);
+  __type(value, __u64);
+} stats SEC(".maps");
+
+/* Recorded processes by tgid, and -t threads by tid. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u32);
+  __type(value, __u8);
+} tgids SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u32);
+  __type(value, __u8);
+} tids SEC(".maps");
+
+/* Children forked by recorded processes and not adopted yet, by task
+ * pointer (as the SDT program does: a raw tracepoint has no pid). */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u64);
+  __type(value, __u8);
+} pending SEC(".maps");
+
+/* Followed threads that are off CPU now, by task pointer. Preallocated:
+ * the switch path does no allocation. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 32768);
+  __type(key, __u64);
+  __type(value, struct sonde_offcpu_start);
+} starts SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __type(key, struct sonde_offcpu_key);
+  __type(value, struct sonde_offcpu_sum);
+} sums SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+  __uint(max_entries, 16384);
+  __uint(key_size, sizeof(__u32));
+  __uint(value_size, SONDE_OFFCPU_MAX_FRAMES * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 1 << 20);
+} events SEC(".maps");
+
+static __always_inline void count(__u32 stat) {
+  __u64 *v = bpf_map_lookup_elem(&stats, &stat);
+  if (v) __sync_fetch_and_add(v, 1);
+}
+
+/* Is the current task one we follow? A child forked by a recorded process
+ * is adopted (by tgid) the first time it is switched out. */
+static __always_inline int wanted(const struct sonde_offcpu_config *cfg, __u32 tgid, __u32 tid) {
+  if (tid == 0) return 0; /* the idle task */
+  if (cfg->mode == SONDE_OFFCPU_ALL) return tgid != cfg->self_tgid;
+  if (bpf_map_lookup_elem(&tgids, &tgid) || bpf_map_lookup_elem(&tids, &tid)) return 1;
+  __u64 self = bpf_get_current_task();
+  if (!bpf_map_lookup_elem(&pending, &self)) return 0;
+  __u8 one = 1;
+  bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
+  bpf_map_delete_elem(&pending, &self);
+  return 1;
+}
+
+static __always_inline void send_one(const struct sonde_offcpu_key *key, __u64 now, __u64 ns) {
+  struct sonde_offcpu_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+  if (!e) {
+    count(SONDE_OFFCPU_STAT_RING_FULL);
+    return;
+  }
+  e->time = now;
+  e->ns = ns;
+  e->key = *key;
+  e->cpu = bpf_get_smp_processor_id();
+  e->pad = 0;
+  bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void add_to_sums(const struct sonde_offcpu_key *key, __u64 now, __u64 ns) {
+  struct sonde_offcpu_sum *s = bpf_map_lookup_elem(&sums, key);
+  if (s) {
+    __sync_fetch_and_add(&s->ns, ns);
+    __sync_fetch_and_add(&s->count, 1);
+    s->cpu = bpf_get_smp_processor_id();
+    return;
+  }
+  struct sonde_offcpu_sum first = {.ns = ns, .count = 1, .cpu = bpf_get_smp_processor_id()};
+  if (bpf_map_update_elem(&sums, key, &first, BPF_NOEXIST) == 0) return;
+  s = bpf_map_lookup_elem(&sums, key); /* another CPU inserted it meanwhile */
+  if (s) {
+    __sync_fetch_and_add(&s->ns, ns);
+    __sync_fetch_and_add(&s->count, 1);
+    return;
+  }
+  count(SONDE_OFFCPU_STAT_SUMS_FULL); /* full: this block goes out alone */
+  send_one(key, now, ns);
+}
+
+/* TP_PROTO(bool preempt, struct task_struct *prev, struct task_struct *next,
+ * unsigned int prev_state) since Linux 5.18. The current task is still prev. */
+SEC("raw_tracepoint/sched_switch")
+int sonde_offcpu_switch(struct bpf_raw_tracepoint_args *ctx) {
+  __u32 zero = 0;
+  struct sonde_offcpu_config *cfg = bpf_map_lookup_elem(&config, &zero);
+  if (!cfg) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  __u64 prev = ctx->args[1], next = ctx->args[2];
+  if (prev != bpf_get_current_task()) {
+    count(SONDE_OFFCPU_STAT_BAD_ARGS); /* another argument layout: record nothing wrong */
+    return 0;
+  }
+  __u32 prev_state = (__u32)ctx->args[3];
+
+  __u64 id = bpf_get_current_pid_tgid();
+  __u32 tgid = id >> 32, tid = (__u32)id;
+  if (!(prev_state & SONDE_TASK_DEAD_STATES) && wanted(cfg, tgid, tid)) {
+    struct sonde_offcpu_start s = {};
+    s.time = now;
+    s.pid = tgid;
+    s.tid = tid;
+    /* A preempted task, or one switched out while still TASK_RUNNING,
+     * stays on the run queue: it waits for a CPU, not for an event. */
+    s.kind = (ctx->args[0] || prev_state == 0) ? SONDE_OFFCPU_PREEMPT : SONDE_OFFCPU_BLOCKED;
+    /* FAST_STACK_CMP: a stack already in the map is found by its hash
+     * alone, without comparing every frame (the common case: a thread
+     * blocks in the same few places). */
+    s.kernel_stack = bpf_get_stackid(ctx, &stacks, BPF_F_FAST_STACK_CMP);
+    s.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP);
+    if (bpf_map_update_elem(&starts, &prev, &s, BPF_ANY) != 0) count(SONDE_OFFCPU_STAT_STARTS_FULL);
+  }
+
+  struct sonde_offcpu_start *s = bpf_map_lookup_elem(&starts, &next);
+  if (!s) return 0;
+  struct sonde_offcpu_key key = {
+      .pid = s->pid, .tid = s->tid, .user_stack = s->user_stack, .kernel_stack = s->kernel_stack, .kind = s->kind};
+  __u64 ns = now > s->time ? now - s->time : 0;
+  bpf_map_delete_elem(&starts, &next);
+  if (ns >= cfg->thresh_ns)
+    send_one(&key, now, ns);
+  else
+    add_to_sums(&key, now, ns);
+  return 0;
+}
+
+/* Follows forks of recorded processes before the child first runs (see
+ * sonde_sdt_fork in src/probe/sdt.bpf.c for why by task pointer). */
+SEC("raw_tracepoint/task_newtask")
+int sonde_offcpu_fork(struct bpf_raw_tracepoint_args *ctx) {
+  __u32 zero = 0;
+  struct sonde_offcpu_config *cfg = bpf_map_lookup_elem(&config, &zero);
+  if (!cfg || cfg->mode == SONDE_OFFCPU_ALL) return 0;
+  if (ctx->args[1] & SONDE_CLONE_THREAD) {
+    /* A thread of a recorded process has its tgid: nothing to remember,
+     * unless it is a not yet adopted child starting its first thread. */
+    __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+    __u64 self = bpf_get_current_task();
+    if (bpf_map_lookup_elem(&pending, &self)) {
+      __u8 one = 1;
+      bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
+      bpf_map_delete_elem(&pending, &self);
+    }
+    return 0;
+  }
+  __u32 parent = bpf_get_current_pid_tgid() >> 32;
+  __u64 self = bpf_get_current_task();
+  if (!bpf_map_lookup_elem(&tgids, &parent) && !bpf_map_lookup_elem(&pending, &self)) return 0;
+  __u64 child = ctx->args[0];
+  __u8 one = 1;
+  bpf_map_update_elem(&pending, &child, &one, BPF_ANY);
+  return 0;
+}
+
+/* A task that exits leaves `pending` (its memory may be reused). */
+SEC("raw_tracepoint/sched_process_exit")
+int sonde_offcpu_exit(struct bpf_raw_tracepoint_args *ctx) {
+  (void)ctx;
+  __u64 self = bpf_get_current_task();
+  bpf_map_delete_elem(&pending, &self);
+  return 0;
+}

@@ -1,0 +1,215 @@
+#include "offcpu/offcpu_bpf.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "offcpu/offcpu_bpf_obj.h"  // generated: offcpu_bpf_o[], offcpu_bpf_o_len
+#include "util/error.h"
+
+namespace sonde::offcpu {
+
+// The BPF side is compiled by clang for another target: pin the shared layout.
+static_assert(sizeof(sonde_offcpu_config) == 16);
+static_assert(sizeof(sonde_offcpu_start) == 32);
+static_assert(sizeof(sonde_offcpu_key) == 24);
+static_assert(sizeof(sonde_offcpu_sum) == 24);
+static_assert(sizeof(sonde_offcpu_event) == 48);
+static_assert(offsetof(sonde_offcpu_event, key) == 16);
+static_assert(offsetof(sonde_offcpu_event, cpu) == 40);
+static_assert(offsetof(sonde_offcpu_start, user_stack) == 16);
+
+namespace {
+
+// libbpf reports through a global callback; keep its last line for the
+// one-line error instead of letting it write to stderr.
+std::mutex g_log_mu;
+std::string g_log;
+
+int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list ap) {
+  if (level == LIBBPF_DEBUG) return 0;
+  char buf[512];
+  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::lock_guard lk(g_log_mu);
+  g_log += buf;
+  if (g_log.size() > 4096) g_log.erase(0, g_log.size() - 4096);
+  return n;
+}
+
+std::string last_log_line() {
+  std::lock_guard lk(g_log_mu);
+  std::string s = g_log;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  size_t nl = s.rfind('\n');
+  return nl == std::string::npos ? s : s.substr(nl + 1);
+}
+
+int map_fd(bpf_object* obj, const char* name) {
+  bpf_map* m = bpf_object__find_map_by_name(obj, name);
+  return m ? bpf_map__fd(m) : -1;
+}
+
+int prog_fd(bpf_object* obj, const char* name) {
+  bpf_program* p = bpf_object__find_program_by_name(obj, name);
+  return p ? bpf_program__fd(p) : -1;
+}
+
+}  // namespace
+
+OffcpuBpf::OffcpuBpf() {
+  libbpf_set_print(libbpf_log);
+  {
+    std::lock_guard lk(g_log_mu);
+    g_log.clear();
+  }
+  LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "sonde_offcpu");
+  obj_ = bpf_object__open_mem(offcpu_bpf_o, offcpu_bpf_o_len, &opts);
+  if (!obj_) throw_runtime("off-cpu: cannot open the embedded BPF program: {}", errno_text(errno));
+  if (bpf_object__load(obj_) != 0) {
+    int err = errno;
+    std::string why = last_log_line();
+    bpf_object__close(obj_);
+    obj_ = nullptr;
+    throw_runtime("off-cpu: cannot load the BPF program ({}){}{}", errno_text(err), why.empty() ? "" : ": ", why);
+  }
+  switch_prog_ = prog_fd(obj_, "sonde_offcpu_switch");
+  fork_prog_ = prog_fd(obj_, "sonde_offcpu_fork");
+  exit_prog_ = prog_fd(obj_, "sonde_offcpu_exit");
+  config_fd_ = map_fd(obj_, "config");
+  stats_fd_ = map_fd(obj_, "stats");
+  tgids_fd_ = map_fd(obj_, "tgids");
+  tids_fd_ = map_fd(obj_, "tids");
+  starts_fd_ = map_fd(obj_, "starts");
+  sums_fd_ = map_fd(obj_, "sums");
+  stacks_fd_ = map_fd(obj_, "stacks");
+  events_fd_ = map_fd(obj_, "events");
+  for (int fd : {switch_prog_, fork_prog_, exit_prog_, config_fd_, stats_fd_, tgids_fd_, tids_fd_, starts_fd_, sums_fd_,
+                 stacks_fd_, events_fd_})
+    if (fd < 0) {
+      bpf_object__close(obj_);
+      obj_ = nullptr;
+      throw_runtime("off-cpu: the embedded BPF object lacks a program or map");
+    }
+  ring_ = ring_buffer__new(events_fd_, &OffcpuBpf::ring_callback, this, nullptr);
+  if (!ring_) {
+    int err = errno;
+    bpf_object__close(obj_);
+    obj_ = nullptr;
+    throw_runtime("off-cpu: cannot map the BPF ring buffer: {}", errno_text(err));
+  }
+}
+
+OffcpuBpf::~OffcpuBpf() {
+  detach();
+  if (ring_) ring_buffer__free(ring_);
+  if (obj_) bpf_object__close(obj_);
+}
+
+void OffcpuBpf::configure(const sonde_offcpu_config& config) {
+  uint32_t zero = 0;
+  if (bpf_map_update_elem(config_fd_, &zero, &config, BPF_ANY) != 0)
+    throw_runtime("off-cpu: BPF config: {}", errno_text(errno));
+}
+
+void OffcpuBpf::add_tgid(pid_t tgid) {
+  uint32_t k = static_cast<uint32_t>(tgid);
+  uint8_t one = 1;
+  bpf_map_update_elem(tgids_fd_, &k, &one, BPF_ANY);
+}
+
+void OffcpuBpf::add_tid(pid_t tid) {
+  uint32_t k = static_cast<uint32_t>(tid);
+  uint8_t one = 1;
+  bpf_map_update_elem(tids_fd_, &k, &one, BPF_ANY);
+}
+
+void OffcpuBpf::remove_tgid(pid_t tgid) {
+  uint32_t k = static_cast<uint32_t>(tgid);
+  bpf_map_delete_elem(tgids_fd_, &k);
+}
+
+void OffcpuBpf::attach(bool follow_forks) {
+  // Raw tracepoints: links bound to their fds, released without waiting
+  // for RCU grace periods (see SdtBpf::follow_forks).
+  auto open = [this](const char* name, int prog) {
+    int link = bpf_raw_tracepoint_open(name, prog);
+    if (link < 0) throw_runtime("off-cpu: cannot attach to the {} tracepoint: {}", name, errno_text(errno));
+    links_.emplace_back(link);
+  };
+  if (follow_forks) {
+    open("task_newtask", fork_prog_);
+    open("sched_process_exit", exit_prog_);
+  }
+  open("sched_switch", switch_prog_);
+}
+
+void OffcpuBpf::detach() { links_.clear(); }
+
+int OffcpuBpf::ring_callback(void* ctx, void* data, size_t size) {
+  auto* self = static_cast<OffcpuBpf*>(ctx);
+  if (size < sizeof(sonde_offcpu_event) || !self->on_event_) return 0;
+  sonde_offcpu_event e;
+  std::memcpy(&e, data, sizeof e);
+  (*self->on_event_)(e);
+  return 0;
+}
+
+void OffcpuBpf::consume_events(const EventFn& on_event) {
+  on_event_ = &on_event;
+  ring_buffer__consume(ring_);
+  on_event_ = nullptr;
+}
+
+int OffcpuBpf::events_fd() const { return ring_buffer__epoll_fd(ring_); }
+
+void OffcpuBpf::take_sums(const SumFn& on_sum) {
+  // Keys first, then each one taken with lookup-and-delete: atomic against
+  // the program, which adds to a sum it finds or inserts a new one.
+  sum_keys_.clear();  // kept: no allocation once it has grown
+  sonde_offcpu_key key{}, next{};
+  const void* prev = nullptr;
+  while (bpf_map_get_next_key(sums_fd_, prev, &next) == 0) {
+    sum_keys_.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (const auto& k : sum_keys_) {
+    sonde_offcpu_sum s{};
+    if (bpf_map_lookup_and_delete_elem(sums_fd_, &k, &s) == 0) on_sum(k, s);
+  }
+}
+
+void OffcpuBpf::for_each_start(const std::function<void(const sonde_offcpu_start&)>& fn) const {
+  uint64_t key = 0, next = 0;
+  const void* prev = nullptr;
+  while (bpf_map_get_next_key(starts_fd_, prev, &next) == 0) {
+    sonde_offcpu_start s{};
+    if (bpf_map_lookup_elem(starts_fd_, &next, &s) == 0) fn(s);
+    key = next;
+    prev = &key;
+  }
+}
+
+std::vector<uint64_t> OffcpuBpf::stack(int32_t id) const {
+  std::vector<uint64_t> frames(SONDE_OFFCPU_MAX_FRAMES);
+  uint32_t k = static_cast<uint32_t>(id);
+  if (id < 0 || bpf_map_lookup_elem(stacks_fd_, &k, frames.data()) != 0) return {};
+  size_t n = 0;
+  while (n < frames.size() && frames[n] != 0) ++n;
+  frames.resize(n);
+  return frames;
+}
+
+uint64_t OffcpuBpf::stat(uint32_t which) const {
+  uint64_t v = 0;
+  bpf_map_lookup_elem(stats_fd_, &which, &v);
+  return v;
+}
+
+}  // namespace sonde::offcpu

@@ -1,0 +1,66 @@
+// The kernel side of off-CPU recording: the embedded BPF program
+// (offcpu.bpf.c), its maps, and its raw tracepoint links (sched_switch, and
+// task_newtask/sched_process_exit to follow forks). Links are fds of the
+// recorder: the kernel detaches everything when it exits, even by SIGKILL.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "offcpu/offcpu_abi.h"
+#include "util/fd.h"
+
+struct bpf_object;
+struct ring_buffer;
+
+namespace sonde::offcpu {
+
+class OffcpuBpf {
+ public:
+  // Loads the program and creates its maps. Throws sonde::Error (runtime)
+  // with the kernel's reason when BPF cannot be used.
+  OffcpuBpf();
+  ~OffcpuBpf();
+  OffcpuBpf(const OffcpuBpf&) = delete;
+  OffcpuBpf& operator=(const OffcpuBpf&) = delete;
+
+  void configure(const sonde_offcpu_config& config);
+  void add_tgid(pid_t tgid);
+  void add_tid(pid_t tid);
+  void remove_tgid(pid_t tgid);
+  // Attaches the switch program (and, with `follow_forks`, the fork
+  // follower). Throws sonde::Error (runtime) naming the tracepoint.
+  void attach(bool follow_forks);
+  void detach();
+
+  // Long blocks: calls `on_event` for each event in the ring buffer.
+  using EventFn = std::function<void(const sonde_offcpu_event&)>;
+  void consume_events(const EventFn& on_event);
+  int events_fd() const;  // pollable: readable when the ring buffer has events
+  // Short blocks: takes (and removes) every aggregated sum.
+  using SumFn = std::function<void(const sonde_offcpu_key&, const sonde_offcpu_sum&)>;
+  void take_sums(const SumFn& on_sum);
+  // Threads off CPU now, with when they left (for the last flush).
+  void for_each_start(const std::function<void(const sonde_offcpu_start&)>& fn) const;
+  // The frames of a stack map id (innermost first); empty if unknown.
+  std::vector<uint64_t> stack(int32_t id) const;
+  uint64_t stat(uint32_t which) const;
+
+ private:
+  bpf_object* obj_ = nullptr;
+  ring_buffer* ring_ = nullptr;
+  int switch_prog_ = -1, fork_prog_ = -1, exit_prog_ = -1;
+  int config_fd_ = -1, stats_fd_ = -1, tgids_fd_ = -1, tids_fd_ = -1, starts_fd_ = -1, sums_fd_ = -1;
+  int stacks_fd_ = -1, events_fd_ = -1;
+  std::vector<UniqueFd> links_;
+  std::vector<sonde_offcpu_key> sum_keys_;  // take_sums' scratch
+  const EventFn* on_event_ = nullptr;  // during consume_events
+  static int ring_callback(void* ctx, void* data, size_t size);
+};
+
+}  // namespace sonde::offcpu

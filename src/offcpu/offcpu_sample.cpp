@@ -1,0 +1,77 @@
+#include "offcpu/offcpu_sample.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "format/perf_abi.h"
+
+namespace sonde::offcpu {
+
+perf_event_attr offcpu_attr(const perf_event_attr& base) {
+  perf_event_attr a{};
+  a.size = base.size;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_BPF_OUTPUT;
+  a.sample_period = 1;
+  a.sample_type = kOffcpuSampleType;
+  a.read_format = base.read_format;
+  a.sample_id_all = base.sample_id_all;
+  a.use_clockid = base.use_clockid;
+  a.clockid = base.clockid;
+  return a;
+}
+
+std::vector<format::EventDesc> offcpu_event_descs(const perf_event_attr& base) {
+  perf_event_attr a = offcpu_attr(base);
+  return {{a, std::string(kOffcpuBlockedName), {kOffcpuBlockedId}}, {a, std::string(kOffcpuPreemptName), {kOffcpuPreemptId}}};
+}
+
+namespace {
+
+struct Out {
+  std::span<uint8_t> buf;
+  size_t at = 0;
+  void u64(uint64_t v) {
+    std::memcpy(buf.data() + at, &v, 8);
+    at += 8;
+  }
+  void u32x2(uint32_t a, uint32_t b) {
+    std::memcpy(buf.data() + at, &a, 4);
+    std::memcpy(buf.data() + at + 4, &b, 4);
+    at += 8;
+  }
+};
+
+}  // namespace
+
+size_t build_offcpu_sample(std::span<uint8_t> out, const OffcpuSample& s) {
+  // At most 127 frames in all, markers aside, as the kernel's own call
+  // chains (perf_event_max_stack): readers cap there too.
+  const size_t nk = std::min<size_t>(s.kernel.size(), kMaxChainFrames);
+  const size_t nu = std::min<size_t>(s.user.size(), kMaxChainFrames - nk);
+  const uint64_t nr = (nk ? nk + 1 : 0) + (nu ? nu + 1 : 0);
+  const uint64_t ip = nk ? s.kernel[0] : nu ? s.user[0] : 0;
+  Out o{out, sizeof(format::RecordHeader)};
+  o.u64(s.id);  // IDENTIFIER
+  o.u64(ip);
+  o.u32x2(s.pid, s.tid);
+  o.u64(s.time);
+  o.u32x2(s.cpu, 0);
+  o.u64(s.ns);  // PERIOD
+  o.u64(nr);
+  if (nk) {
+    o.u64(PERF_CONTEXT_KERNEL);
+    for (size_t i = 0; i < nk; ++i) o.u64(s.kernel[i]);
+  }
+  if (nu) {
+    o.u64(PERF_CONTEXT_USER);
+    for (size_t i = 0; i < nu; ++i) o.u64(s.user[i]);
+  }
+  format::RecordHeader h{format::kSample, static_cast<uint16_t>(nk ? format::kMiscKernel : format::kMiscUser),
+                         static_cast<uint16_t>(o.at)};
+  std::memcpy(out.data(), &h, sizeof h);
+  return o.at;
+}
+
+}  // namespace sonde::offcpu

@@ -1,0 +1,156 @@
+// What `sonde record --off-cpu` refuses, and that nothing it attaches
+// outlives it: after a normal end, SIGINT, an error, or SIGKILL of the
+// recorder (its BPF links are its fds). Run alone: one check looks at every
+// program loaded on the machine.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "offcpu_harness.h"
+#include "support/test_support.h"
+
+namespace sonde::test {
+namespace {
+
+bool exists(const std::string& p) {
+  struct stat st;
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+void expect_one_line(const RunResult& r, int code, const std::string& text) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(count_lines_with(r.err, ""), 1u) << r.err;
+  EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+}
+
+TEST(OffcpuCli, BadThresholdIsAUsageErrorAndWritesNothing) {
+  TempDir dir;
+  for (const char* bad : {"abc", "-1", "", "1.5", "3600001"}) {
+    auto r = run({sonde_bin(), "record", "--off-cpu", "--off-cpu-thresh", bad, "-o", dir / "x.data", "--", "true"});
+    expect_one_line(r, 2, std::string("sonde: invalid --off-cpu-thresh '") + bad + "'");
+    EXPECT_FALSE(exists(dir / "x.data")) << bad;
+  }
+}
+
+TEST(OffcpuCli, ThresholdWithoutOffCpuIsAUsageError) {
+  TempDir dir;
+  auto r = run({sonde_bin(), "record", "--off-cpu-thresh", "10", "-o", dir / "x.data", "--", "true"});
+  expect_one_line(r, 2, "sonde: --off-cpu-thresh needs --off-cpu");
+  EXPECT_FALSE(exists(dir / "x.data"));
+}
+
+TEST(OffcpuCli, WithoutBpfOneLineAndExitOne) {
+  // No capabilities at all (a root process without CAP_BPF/CAP_SYS_ADMIN/
+  // CAP_PERFMON): the program cannot be loaded. dummy:u, so that the
+  // sampling event itself opens under perf_event_paranoid 2.
+  TempDir dir;
+  auto r = run({"setpriv", "--bounding-set=-all", "--inh-caps=-all", sonde_bin(), "record", "-e", "dummy:u",
+                "--off-cpu", "-o", dir / "x.data", "--", "true"});
+  expect_one_line(r, 1, "sonde: off-cpu: cannot load the BPF program");
+  EXPECT_FALSE(exists(dir / "x.data"));
+}
+
+// Starts `sonde record ARGS` and waits until its `links` off-CPU links
+// exist: sched_switch, and task_newtask + sched_process_exit unless -a.
+pid_t start_recorder(const std::vector<std::string>& args, size_t links, BpfIds& ids) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    std::string bin = sonde_bin();
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    ids = bpf_ids_of(pid);
+    if (ids.links.size() >= links) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pid;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::string word, out;
+  while (in >> word) out += word + "\n";
+  return out;
+}
+
+int wait_status(pid_t pid) {
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return st;
+}
+
+TEST(OffcpuLifecycle, NothingStaysAfterTheWorkloadEnds) {
+  TempDir dir;
+  BpfIds ids;
+  pid_t rec =
+      start_recorder({"record", "-q", "-e", "dummy", "--off-cpu", "-o", dir / "a.data", "--", "sleep", "0.5"}, 3, ids);
+  ASSERT_EQ(ids.links.size(), 3u);
+  int st = wait_status(rec);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  EXPECT_TRUE(bpf_ids_gone(ids));
+}
+
+TEST(OffcpuLifecycle, NothingStaysAfterSigint) {
+  TempDir dir;
+  BpfIds ids;
+  pid_t rec = start_recorder({"record", "-q", "-a", "-e", "dummy", "--off-cpu", "-o", dir / "b.data"}, 1, ids);
+  ASSERT_EQ(ids.links.size(), 1u) << "-a follows no forks: sched_switch only";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(rec, SIGINT);
+  int st = wait_status(rec);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  EXPECT_TRUE(bpf_ids_gone(ids));
+  auto script = run({sonde_bin(), "script", "-i", dir / "b.data", "-F", "comm,pid,tid,period,event,ip,sym"});
+  EXPECT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_GT(count_lines_with(script.out, "offcpu-time"), 0u);
+}
+
+TEST(OffcpuLifecycle, SigkillKeepsWhatWasFlushedAndFreesEverything) {
+  TempDir dir;
+  ASSERT_TRUE(compile_fixture("offcpu_waits.c", dir / "waits", "-O2 -fno-omit-frame-pointer -pthread"));
+  BpfIds ids;
+  pid_t rec = start_recorder(
+      {"record", "-q", "-e", "dummy", "--off-cpu", "-o", dir / "c.data", "--", dir / "waits", "loop"}, 3, ids);
+  ASSERT_EQ(ids.links.size(), 3u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // The workload outlives its recorder: end it too, by pid.
+  std::string children = read_text("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) + "/children");
+  kill(rec, SIGKILL);
+  wait_status(rec);
+  for (const auto& c : lines(children))
+    if (!c.empty()) kill(std::stoi(c), SIGKILL);
+  EXPECT_TRUE(bpf_ids_gone(ids));
+  auto script = run({sonde_bin(), "script", "-i", dir / "c.data", "-F", "comm,pid,tid,period,event,ip,sym"});
+  auto samples = parse_script(script.out);
+  ASSERT_FALSE(samples.empty()) << script.err;
+  size_t naps = 0;
+  for (const auto& s : samples) naps += s.comm == "nap" && s.has("nap");
+  EXPECT_GT(naps, 0u) << "flushed at least every 100 ms, so a killed recorder keeps them";
+}
+
+TEST(OffcpuLifecycle, NothingStaysAfterAnError) {
+  // The output cannot be created: the recorder fails after the program was
+  // loaded and attached.
+  auto r = run({sonde_bin(), "record", "-e", "dummy", "--off-cpu", "-o", "/nonexistent/dir/x.data", "--", "true"});
+  expect_one_line(r, 1, "sonde: cannot create '/nonexistent/dir/x.data'");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (count_loaded_programs("sonde_offcpu") > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(count_loaded_programs("sonde_offcpu"), 0u);
+}
+
+}  // namespace
+}  // namespace sonde::test

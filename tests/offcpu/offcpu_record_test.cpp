@@ -1,0 +1,314 @@
+// sonde record --off-cpu against the real kernel: the fixture's threads
+// block for known times in known functions (tests/fixtures/offcpu_waits.c),
+// and the recording must say where and how long, for sonde and perf alike.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "offcpu_harness.h"
+#include "support/test_support.h"
+
+namespace sonde::test {
+namespace {
+
+const char* kScriptFields = "comm,pid,tid,period,event,ip,sym";
+
+class OffcpuRecord : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    ASSERT_TRUE(compile_fixture("offcpu_waits.c", bin(), "-O2 -fno-omit-frame-pointer -pthread"));
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static std::string bin() { return *dir_ / "offcpu_waits"; }
+  static TempDir* dir_;
+};
+TempDir* OffcpuRecord::dir_ = nullptr;
+
+// Off-CPU milliseconds of `event` in the samples of thread `comm` whose
+// frames hold every one of `syms`.
+double total_ms(const std::vector<ScriptSample>& samples, const std::string& comm, const std::string& event,
+                const std::vector<std::string>& syms) {
+  uint64_t ns = 0;
+  for (const auto& s : samples) {
+    if (s.comm != comm || s.event != event) continue;
+    bool all = true;
+    for (const auto& sym : syms) all &= s.has(sym);
+    if (all) ns += s.period;
+  }
+  return static_cast<double>(ns) / 1e6;
+}
+
+// The three waits, against what the fixture measured itself (5%), and at
+// least what it asked for (the machine may be slower, never faster).
+void expect_fixture_totals(const std::vector<ScriptSample>& samples, const std::map<std::string, double>& measured) {
+  const std::string blocked = "offcpu-time";
+  double nap = total_ms(samples, "nap", blocked, {"nap", "do_nanosleep", "schedule"});
+  double pipe = total_ms(samples, "wait_pipe", blocked, {"wait_pipe", "schedule"});
+  double pipe_read = total_ms(samples, "wait_pipe", blocked, {"wait_pipe", "anon_pipe_read"}) +
+                     total_ms(samples, "wait_pipe", blocked, {"wait_pipe", "pipe_read"});
+  // glibc has no frame pointers: the user chain of a futex wait ends in
+  // libc's wait function (docs/offcpu.md); the thread and kernel path say
+  // which wait it is.
+  double cond = total_ms(samples, "wait_cond", blocked, {"futex_wait", "schedule", "__futex_abstimed_wait_common"});
+  EXPECT_NEAR(nap, measured.at("nap"), measured.at("nap") * 0.05);
+  EXPECT_NEAR(pipe, measured.at("wait_pipe"), measured.at("wait_pipe") * 0.05);
+  EXPECT_NEAR(pipe_read, pipe, 1e-9) << "every wait_pipe block is in the kernel's pipe read";
+  EXPECT_NEAR(cond, measured.at("wait_cond"), measured.at("wait_cond") * 0.05);
+  EXPECT_GE(nap, 500 * 0.95);
+  EXPECT_GE(pipe, 300 * 0.95);
+  EXPECT_GE(cond, 200 * 0.95);
+}
+
+TEST_F(OffcpuRecord, FixtureTotalsUnderTheirFunctionsAsSingleSamples) {
+  // 10 ms threshold: every 20-50 ms block is one sample with its own time.
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
+                  *dir_ / "single.data", "--", bin()});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto script = run({sonde_bin(), "script", "-i", *dir_ / "single.data", "-F", kScriptFields});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  auto samples = parse_script(script.out);
+  expect_fixture_totals(samples, fixture_ms(rec.out));
+  size_t naps = 0;
+  for (const auto& s : samples)
+    if (s.comm == "nap" && s.has("do_nanosleep") && s.period >= 10000000) ++naps;
+  EXPECT_EQ(naps, 10u);
+}
+
+TEST_F(OffcpuRecord, FixtureTotalsWhenSummedInTheKernel) {
+  // The default threshold (500 ms): every block is summed per (thread,
+  // stacks) in the kernel and written at least every 100 ms.
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "-o", *dir_ / "summed.data", "--", bin()});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto script = run({sonde_bin(), "script", "-i", *dir_ / "summed.data", "-F", kScriptFields});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  auto samples = parse_script(script.out);
+  expect_fixture_totals(samples, fixture_ms(rec.out));
+  size_t naps = 0;
+  for (const auto& s : samples)
+    if (s.comm == "nap" && s.has("do_nanosleep")) ++naps;
+  EXPECT_LT(naps, 10u) << "blocks of one stack are summed";
+}
+
+TEST_F(OffcpuRecord, WithCpuClockBothEventsAreThere) {
+  auto rec = run({sonde_bin(), "record", "-q", "-g", "--off-cpu", "--off-cpu-thresh", "10", "-o", *dir_ / "both.data",
+                  "--", bin(), "spin"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto script = run({sonde_bin(), "script", "-i", *dir_ / "both.data", "-F", kScriptFields});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  auto samples = parse_script(script.out);
+  expect_fixture_totals(samples, fixture_ms(rec.out));
+  size_t spin = 0;
+  for (const auto& s : samples)
+    if (s.event == "cpu-clock" && s.comm == "spin" && s.has("spin")) ++spin;
+  EXPECT_GT(spin, 100u) << "200 ms of spin() at 4 kHz";
+}
+
+TEST_F(OffcpuRecord, SystemWideHasTheFixtureWithTheSameTotals) {
+  // The shell's pid is the recorder's after exec: it prints it first.
+  auto rec = sh("echo $$; exec " + sonde_bin() + " record -q -a -e dummy --off-cpu --off-cpu-thresh 10 -o " +
+                (*dir_ / "all.data") + " -- " + bin());
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const pid_t recorder = std::stoi(rec.out.substr(0, rec.out.find('\n')));
+  auto script = run({sonde_bin(), "script", "-i", *dir_ / "all.data", "-F", kScriptFields});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  auto samples = parse_script(script.out);
+  // Other processes are there (other copies of the fixture too, from tests
+  // running beside this one); the recorder itself never is.
+  std::set<pid_t> pids;
+  for (const auto& s : samples) pids.insert(s.pid);
+  EXPECT_GT(pids.size(), 1u);
+  EXPECT_EQ(pids.count(recorder), 0u);
+  const size_t at = rec.out.find("pid=");
+  ASSERT_NE(at, std::string::npos) << rec.out;
+  const pid_t fixture = std::stoi(rec.out.substr(at + 4));
+  std::erase_if(samples, [&](const ScriptSample& s) { return s.pid != fixture; });
+  expect_fixture_totals(samples, fixture_ms(rec.out));
+}
+
+TEST_F(OffcpuRecord, AProcessOutsideTheTargetContributesNothing) {
+  // Another copy of the fixture runs meanwhile, unrecorded.
+  pid_t other = fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) {
+    execl(bin().c_str(), bin().c_str(), "loop", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
+                  *dir_ / "outside.data", "--", bin()});
+  kill(other, SIGKILL);
+  waitpid(other, nullptr, 0);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto script = run({sonde_bin(), "script", "-i", *dir_ / "outside.data", "-F", kScriptFields});
+  auto samples = parse_script(script.out);
+  ASSERT_FALSE(samples.empty());
+  pid_t recorded = samples.front().pid;
+  for (const auto& s : samples) ASSERT_EQ(s.pid, recorded) << s.comm;
+  EXPECT_NE(recorded, other);
+}
+
+TEST_F(OffcpuRecord, ExistingProcessWithDashP) {
+  pid_t target = fork();
+  ASSERT_GE(target, 0);
+  if (target == 0) {
+    execl(bin().c_str(), bin().c_str(), "loop", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its threads exist
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-p",
+                  std::to_string(target), "-o", *dir_ / "pid.data", "--", "sleep", "0.6"});
+  kill(target, SIGKILL);
+  waitpid(target, nullptr, 0);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto script = run({sonde_bin(), "script", "-i", *dir_ / "pid.data", "-F", kScriptFields});
+  auto samples = parse_script(script.out);
+  // Each nap is one sample of ~50 ms (the one still asleep at the end is
+  // cut there: shorter).
+  size_t naps = 0;
+  for (const auto& s : samples) {
+    EXPECT_EQ(s.pid, target);
+    if (s.comm != "nap" || !s.has("nap") || !s.has("do_nanosleep")) continue;
+    const double ms = static_cast<double>(s.period) / 1e6;
+    EXPECT_LT(ms, 50 * 1.8) << "one nanosleep, not two summed (a busy machine may wake it late)";
+    naps += ms > 50 * 0.95;
+  }
+  EXPECT_GE(naps, 5u) << "0.6 s of 50 ms naps";
+}
+
+// The thread of `pid` named `comm`, or 0.
+pid_t thread_named(pid_t pid, const std::string& comm) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream in(e.path() / "comm");
+    std::string name;
+    if (std::getline(in, name) && name == comm) return std::stoi(e.path().filename().string());
+  }
+  return 0;
+}
+
+TEST_F(OffcpuRecord, ExistingThreadWithDashT) {
+  pid_t target = fork();
+  ASSERT_GE(target, 0);
+  if (target == 0) {
+    execl(bin().c_str(), bin().c_str(), "loop", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  pid_t nap = 0;
+  for (int i = 0; i < 100 && !nap; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    nap = thread_named(target, "nap");
+  }
+  ASSERT_NE(nap, 0);
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-t",
+                  std::to_string(nap), "-o", *dir_ / "tid.data", "--", "sleep", "0.4"});
+  kill(target, SIGKILL);
+  waitpid(target, nullptr, 0);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto samples = parse_script(run({sonde_bin(), "script", "-i", *dir_ / "tid.data", "-F", kScriptFields}).out);
+  ASSERT_FALSE(samples.empty());
+  for (const auto& s : samples) EXPECT_EQ(s.tid, nap) << "only the -t thread: " << s.comm;
+}
+
+TEST_F(OffcpuRecord, PerfReadsTheStreamAndNamesTheSameFunctions) {
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
+                  *dir_ / "perf.data", "--", bin()});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto perf = run({"perf", "script", "-i", *dir_ / "perf.data", "-F", kScriptFields});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  auto samples = parse_script(perf.out);
+  expect_fixture_totals(samples, fixture_ms(rec.out));
+  auto ours = run({sonde_bin(), "script", "-i", *dir_ / "perf.data", "-F", kScriptFields});
+  EXPECT_EQ(first_difference(ours.out, perf.out), "");
+  auto report = run({"perf", "report", "-i", *dir_ / "perf.data", "--stdio", "--sort", "sym", "--no-children"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("offcpu-time"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("nap"), std::string::npos) << report.out;
+}
+
+TEST_F(OffcpuRecord, WallViewAddsUpToTheThreadsElapsedTime) {
+  // One thread: 200 ms of spin(), then 10 x 50 ms of nap().
+  auto rec = run({sonde_bin(), "record", "-q", "-g", "-e", "cpu-clock", "--off-cpu", "-o", *dir_ / "wall.data", "--",
+                  bin(), "single"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const double elapsed = fixture_ms(rec.out).at("elapsed");
+  auto wall = run({sonde_bin(), "report", "-i", *dir_ / "wall.data", "--wall"});
+  ASSERT_EQ(wall.exit_code, 0) << wall.err;
+  // Rows are "WALL ON-CPU BLOCKED RUNNABLE  NAME ...": the thread in the
+  // first table, then its functions.
+  auto find_row = [&](const std::string& name, std::array<double, 4>& v) {
+    for (const auto& line : lines(wall.out)) {
+      std::istringstream ls(line);
+      std::string first;
+      if (ls >> v[0] >> v[1] >> v[2] >> v[3] >> first && first == name) return true;
+    }
+    return false;
+  };
+  std::array<double, 4> thread{}, spin{}, nap{};
+  ASSERT_TRUE(find_row("offcpu_waits", thread)) << wall.out;
+  EXPECT_NEAR(thread[0], elapsed, elapsed * 0.05) << wall.out;
+  EXPECT_NEAR(thread[1] + thread[2] + thread[3], thread[0], 0.01);
+  // spin() ran 200 ms of wall time: on CPU, or runnable when the machine
+  // is busy; nap() slept its 10 x 50 ms.
+  ASSERT_TRUE(find_row("spin", spin)) << wall.out;
+  EXPECT_NEAR(spin[0], 200, 200 * 0.05) << wall.out;
+  EXPECT_EQ(spin[2], 0) << "spin() never blocks";
+  ASSERT_TRUE(find_row("nap", nap)) << wall.out;
+  EXPECT_GE(nap[2], 500 * 0.95) << wall.out;
+  EXPECT_LT(nap[2], 500 * 1.1) << wall.out;
+}
+
+TEST_F(OffcpuRecord, WallViewWithoutOffCpuSamplesIsOneLine) {
+  auto rec = run({sonde_bin(), "record", "-q", "-o", *dir_ / "cpu.data", "--", "true"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto wall = run({sonde_bin(), "report", "-i", *dir_ / "cpu.data", "--wall"});
+  EXPECT_EQ(wall.exit_code, 1);
+  EXPECT_EQ(wall.err, "sonde: --wall: the recording has no off-CPU samples (record with --off-cpu, and -e cpu-clock "
+                      "for the CPU side)\n");
+}
+
+TEST_F(OffcpuRecord, ExportsTellTheKindsApart) {
+  auto rec = run({sonde_bin(), "record", "-q", "-g", "-e", "cpu-clock", "--off-cpu", "-o", *dir_ / "export.data", "--",
+                  bin(), "single"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string data = *dir_ / "export.data";
+  // pprof: one sample type per kind, chosen with -sample_index.
+  ASSERT_EQ(run({sonde_bin(), "convert", "-i", data, "--to", "pprof", "-o", *dir_ / "p.pb.gz"}).exit_code, 0);
+  auto off = run({"go", "tool", "pprof", "-sample_index=off-cpu", "-top", *dir_ / "p.pb.gz"});
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_NE(off.out.find("Type: off-cpu\n"), std::string::npos) << off.out;
+  EXPECT_NE(off.out.find(" nap\n"), std::string::npos) << off.out;
+  auto cpu = run({"go", "tool", "pprof", "-sample_index=cpu", "-top", *dir_ / "p.pb.gz"});
+  EXPECT_NE(cpu.out.find("Type: cpu\n"), std::string::npos) << cpu.out;
+  EXPECT_NE(cpu.out.find(" spin\n"), std::string::npos) << cpu.out;
+  EXPECT_EQ(cpu.out.find("do_nanosleep"), std::string::npos) << "no off-CPU time in the cpu type";
+  // folded: --event picks the kind; the weights are nanoseconds.
+  auto folded = run({sonde_bin(), "convert", "-i", data, "--to", "folded", "--event", "offcpu-time", "-o", "-"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.err;
+  uint64_t nap_ns = 0;
+  for (const auto& line : lines(folded.out))
+    if (line.find(";nap;") != std::string::npos) nap_ns += std::stoull(line.substr(line.rfind(' ') + 1));
+  EXPECT_GE(static_cast<double>(nap_ns) / 1e6, 500 * 0.95) << folded.out;
+  EXPECT_EQ(folded.out.find(";spin"), std::string::npos) << "spin() never blocks";
+  // HTML: off-CPU time in cold colours.
+  auto html = run({sonde_bin(), "convert", "-i", data, "--to", "html", "--event", "offcpu-time", "-o", "-"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(html.out.find("\"event\":\"offcpu-time\""), std::string::npos);
+  EXPECT_NE(html.out.find("\"cold\":true"), std::string::npos);
+  auto warm = run({sonde_bin(), "convert", "-i", data, "--to", "html", "--event", "cpu-clock", "-o", "-"});
+  EXPECT_NE(warm.out.find("\"cold\":false"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sonde::test
