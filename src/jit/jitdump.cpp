@@ -135,17 +135,53 @@ class Parser {
     for (uint64_t i = 0; i < d.nr_entry; ++i) {
       JitDebugEntry e{};
       std::string_view file;
-      if (!r.read(e) || !r.cstring(file)) {
+      if (!r.read(e) || !entry_name(r, e, i + 1 == d.nr_entry, file)) {
         out_.lines.resize(pending_.first_line);
         pending_.has_lines = false;
         return stop(off, fmt::format("JIT_CODE_DEBUG_INFO entry {} runs past the record", i)), false;
       }
       if (file == "\xff") file = previous;
       previous = file;
+      if (!printable(file)) file = {};  // the code's name may say the file (jitdump_srcline)
       out_.lines.push_back({e.addr, static_cast<uint32_t>(std::max(e.lineno, 0)), static_cast<uint32_t>(std::max(e.discrim, 0)), file});
     }
     pending_.line_count = static_cast<uint32_t>(out_.lines.size() - pending_.first_line);
     return true;
+  }
+
+  // An entry's file name, up to its NUL. Node 20's V8 writes the right
+  // number of bytes from freed memory instead of the name, NULs included:
+  // the name then ends at the first NUL after which the next entry is
+  // plausible (its address at or above this one's, by less than 16 MiB) or,
+  // for the last entry, only the record's padding is left. At most
+  // kMaxNameScan bytes are looked at, so a hostile record costs its size.
+  static bool entry_name(ByteReader& r, const JitDebugEntry& e, bool last, std::string_view& name) {
+    constexpr size_t kMaxNameScan = 4096;
+    const uint8_t* p = r.pos();
+    const size_t left = r.remaining(), scan = std::min(left, kMaxNameScan);
+    size_t first_nul = SIZE_MAX;
+    for (size_t n = 0; n < scan; ++n) {
+      if (p[n] != 0) continue;
+      if (first_nul == SIZE_MAX) first_nul = n;
+      const size_t after = left - n - 1;
+      bool fits = false;
+      if (last) {
+        fits = after < 8;
+      } else if (after >= sizeof(JitDebugEntry)) {
+        uint64_t next = 0;
+        std::memcpy(&next, p + n + 1, sizeof next);
+        fits = next >= e.addr && next - e.addr < (16u << 20);
+      }
+      if (fits) return take_name(r, n, name);
+    }
+    return first_nul != SIZE_MAX && take_name(r, first_nul, name);
+  }
+  static bool take_name(ByteReader& r, size_t len, std::string_view& name) {
+    name = {reinterpret_cast<const char*>(r.pos()), len};
+    return r.skip(len + 1);
+  }
+  static bool printable(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
   }
 
   bool read_unwinding_info(std::span<const uint8_t> rec, size_t off) {

@@ -45,6 +45,33 @@ std::unique_ptr<LoadedObject> load_jitdump_source(const std::string& recorded_pa
   return o;
 }
 
+namespace {
+
+// V8 writes its line addresses 0x40 past the code (where `perf inject` puts
+// the code in the ELF file it makes): its first line is then at code+0x40.
+uint64_t v8_line_bias(const jit::JitCode& c, std::span<const jit::JitLine> lines) {
+  constexpr uint64_t kElfHeaderSize = 0x40;
+  return lines.front().addr == c.addr + kElfHeaderSize ? kElfHeaderSize : 0;
+}
+
+// The script of a V8 code name ("JS:*hotLoop /app/x.js:2:17" -> /app/x.js),
+// for lines whose file name V8 wrote wrong; "" when the name has none.
+std::string_view script_of(std::string_view name) {
+  size_t space = name.rfind(' ');
+  if (space == std::string_view::npos) return {};
+  std::string_view s = name.substr(space + 1);
+  for (int i = 0; i < 2; ++i) {
+    size_t colon = s.rfind(':');
+    if (colon == std::string_view::npos || colon + 1 == s.size() ||
+        s.find_first_not_of("0123456789", colon + 1) != std::string_view::npos)
+      break;
+    s = s.substr(0, colon);
+  }
+  return s;
+}
+
+}  // namespace
+
 std::optional<SourceLine> jitdump_srcline(const LoadedObject& o, uint64_t offset) {
   if (!o.jitdump) return std::nullopt;
   const auto& dump = *o.jitdump;
@@ -55,14 +82,15 @@ std::optional<SourceLine> jitdump_srcline(const LoadedObject& o, uint64_t offset
     --it;
     if (it->moved) continue;
     if (offset >= it->code_offset + it->size || it->line_count == 0) return std::nullopt;
-    const uint64_t pc = it->addr + (offset - it->code_offset);
     std::span<const jit::JitLine> lines(dump.lines.data() + it->first_line, it->line_count);
+    const uint64_t pc = it->addr + (offset - it->code_offset) + v8_line_bias(*it, lines);
     // The entry with the highest address at or below pc.
     const jit::JitLine* best = nullptr;
     for (const auto& l : lines)
       if (l.addr <= pc && (!best || l.addr >= best->addr)) best = &l;
     if (!best) best = &lines.front();
-    return SourceLine{best->file, best->line, best->column};
+    std::string_view file = best->file.empty() ? script_of(it->name) : best->file;
+    return SourceLine{file, best->line, best->column};
   }
   return std::nullopt;
 }
