@@ -272,7 +272,7 @@ TEST(Corpus, JitdumpsThatLieAboutTheirLengthsStopWithTheirReason) {
     ChildUsage r = run_measured({sonde_bin(), "script", "-F", "ip,sym", "-i", data});
     expect_bounded(r, c.file);
     EXPECT_EQ(r.exit_code, 0) << c.file << ": " << r.err;
-    EXPECT_EQ(r.out, "           10004 " + c.symbol + "\n") << c.file;
+    EXPECT_EQ(r.out, "            10004 " + c.symbol + "\n") << c.file;
     EXPECT_NE(r.err.find("sonde script: jitdump: " + dump + " " + c.stopped + "\n"), std::string::npos)
         << c.file << ": " << r.err;
   }

@@ -146,3 +146,36 @@ TEST(JitFiles, NamesAndPids) {
   EXPECT_EQ(sonde::jit::perf_map_pid("/tmp/perf-55.map"), 55u);
   EXPECT_EQ(sonde::jit::jit_dir_for("out/x.data"), "out/x.data.jit");
 }
+
+// Node 20's V8 writes each file name as the right number of bytes from freed
+// memory, NULs included: the name ends where the next entry is plausible.
+TEST(Jitdump, NamesWithNulsEndWhereTheNextEntryFits) {
+  const std::string garbage("\xa7\x16\x03\0\0\0\0\0\xc8\xaa\xe6(\xe5\xc5\xa5\x93s", 17);
+  std::vector<uint8_t> body;
+  auto put = [&](const void* p, size_t n) {
+    body.insert(body.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
+  };
+  for (int i = 0; i < 3; ++i) {
+    sonde::jit::JitDebugEntry e{0x10040 + 8u * i, 3 + i, 1};
+    put(&e, sizeof e);
+    put(garbage.data(), garbage.size());
+    put("", 1);
+  }
+  while (body.size() % 8) body.push_back(0);  // V8 pads the record to 8
+  sonde::jit::JitDebugInfoRecord r{};
+  r.p = {sonde::jit::kCodeDebugInfo, static_cast<uint32_t>(sizeof r + body.size()), 1};
+  r.code_addr = 0x10000;
+  r.nr_entry = 3;
+  JitdumpWriter w(1);
+  w.raw(&r, sizeof r).raw(body.data(), body.size()).load(2, 0x10000, 0x40, "JS:*f /app/x.js:2:17");
+  JitDump d = parse(w);
+  EXPECT_EQ(d.stopped, "");
+  ASSERT_EQ(d.code.size(), 1u);
+  ASSERT_EQ(d.code[0].line_count, 3u);
+  for (uint32_t i = 0; i < 3; ++i) {
+    const auto& l = d.lines[d.code[0].first_line + i];
+    EXPECT_EQ(l.addr, 0x10040u + 8 * i);
+    EXPECT_EQ(l.line, 3 + i);
+    EXPECT_EQ(l.file, "");  // not text: the reader takes the script from the code's name
+  }
+}

@@ -117,7 +117,7 @@ TEST(NodeJit, AJitdumpNamesHotLoopWithOuterAsItsCallerAndItsSourceLine) {
   EXPECT_GT(s.from_outer * 10, s.hot * 9) << s.from_outer << " of " << s.hot << " hotLoop samples called by outer";
   // DEBUG_INFO: hotLoop's time is in its loop, line 7 of the fixture, which
   // is the report's first row by source line.
-  auto r = run({sonde_bin(), "report", "--stdio", "-q", "--sort", "srcline", "-i", node.data()});
+  auto r = run({sonde_bin(), "report", "--stdio", "-q", "--no-children", "--sort", "srcline", "-i", node.data()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto rows = lines(r.out);
   ASSERT_FALSE(rows.empty());
