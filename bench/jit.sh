@@ -17,8 +17,11 @@ runs=${RUNS:-3}
 funcs=${FUNCS:-3000}
 old=${OLD_SONDE:-}
 scratch=$(mktemp -d /tmp/sonde-jit-bench.XXXXXX)
-# perf inject writes its jitted-PID-N.so files under ~/.debug/jit: removed too.
-trap 'rm -rf "$scratch"; rm -rf "$HOME"/.debug/jit/sonde-jit-bench.*' EXIT
+trap 'rm -rf "$scratch"' EXIT
+# perf's build-id cache in the scratch folder: perf inject adds every
+# jitted-PID-N.so to it. --no-inline: perf 6.1 otherwise runs addr2line on
+# node's 99 MB binary for every address (minutes).
+export perf="perf --buildid-dir $scratch/debug" old
 source "$here/bench/lib.sh"
 cd "$scratch"
 
@@ -46,16 +49,16 @@ node_opens() {  # BIN ARGS...: how often the command opens a file named node
 
 # 1. --call-graph dwarf of node.
 "$sonde" record -q --call-graph dwarf -o sonde.data -- node "$here/tests/fixtures/jit_hot.js" 2000 >/dev/null
-perf record -q --call-graph dwarf -o perf.data -- node "$here/tests/fixtures/jit_hot.js" 2000 >/dev/null 2>&1
+$perf record -q --call-graph dwarf -o perf.data -- node "$here/tests/fixtures/jit_hot.js" 2000 >/dev/null 2>&1
 sonde_report() { "$sonde" report -i sonde.data >/dev/null 2>&1; }
-perf_report() { perf report --stdio -i perf.data >/dev/null 2>&1; }
+perf_report() { $perf report --stdio --no-inline -i perf.data >/dev/null 2>&1; }
 read -r sr_t sr_m <<<"$(measure_median sonde_report)"
 read -r pr_t pr_m <<<"$(measure_median perf_report)"
 s_opens=$(node_opens "$sonde" report -i sonde.data)
-p_opens=$(node_opens perf report --stdio -i perf.data)
+p_opens=$(node_opens $perf report --stdio --no-inline -i perf.data)
 read -r s_ok s_n <<<"$("$sonde" script -F ip,sym,dso -i sonde.data 2>/dev/null | roots)"
-read -r p_ok p_n <<<"$(perf script -F ip,sym,dso -i perf.data 2>/dev/null | roots)"
-read -r ps_ok ps_n <<<"$(perf script -F ip,sym,dso -i sonde.data 2>/dev/null | roots)"
+read -r p_ok p_n <<<"$($perf script --no-inline -F ip,sym,dso -i perf.data 2>/dev/null | roots)"
+read -r ps_ok ps_n <<<"$($perf script --no-inline -F ip,sym,dso -i sonde.data 2>/dev/null | roots)"
 old_row=""
 if [[ -n $old ]]; then
   old_report() { "$old" report -i sonde.data >/dev/null 2>&1; }
@@ -81,7 +84,7 @@ print("console.log(acc > 0 ? 'ok' : 'zero');")
 PY
 "$sonde" record -q -g -o sonde-jit.data -- node --perf-prof --always-sparkplug many.js >/dev/null
 rm -f jit-*.dump
-perf record -q -k mono -g -o perf-jit.data -- node --perf-prof --always-sparkplug many.js >/dev/null 2>&1
+$perf record -q -k mono -g -o perf-jit.data -- node --perf-prof --always-sparkplug many.js >/dev/null 2>&1
 loads=$(python3 - jit-*.dump <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read(); off = 40; n = 0
@@ -93,14 +96,14 @@ print(n)
 PY
 )
 sonde_jit_report() { "$sonde" report -i sonde-jit.data >/dev/null 2>&1; }
-perf_inject() { perf inject --jit -i perf-jit.data -o perf-injected.data >/dev/null 2>&1; }
-perf_jit_report() { perf report --stdio -i perf-injected.data >/dev/null 2>&1; }
+perf_inject() { $perf inject --jit -i perf-jit.data -o perf-injected.data >/dev/null 2>&1; }
+perf_jit_report() { $perf report --stdio --no-inline -i perf-injected.data >/dev/null 2>&1; }
 read -r sj_t sj_m <<<"$(measure_median sonde_jit_report)"
 read -r pi_t pi_m <<<"$(measure_median perf_inject)"
 read -r pj_t pj_m <<<"$(measure_median perf_jit_report)"
-sos=$(find "$HOME/.debug/jit" -name 'jitted-*.so' -newer perf-jit.data 2>/dev/null | wc -l)
+sos=$(find "$scratch" -maxdepth 1 -name 'jitted-*.so' | wc -l)
 s_top=$("$sonde" report --stdio -q --no-children -i sonde-jit.data 2>/dev/null | head -1 | sed 's/  */ /g')
-p_top=$(perf report --stdio -q --no-children -i perf-injected.data 2>/dev/null | head -1 | sed 's/  */ /g')
+p_top=$($perf report --stdio -q --no-inline --no-children -i perf-injected.data 2>/dev/null | head -1 | sed 's/  */ /g')
 total_perf=$(awk -v a="$pi_t" -v b="$pj_t" 'BEGIN{printf "%.4f", a + b}')
 
 out=$scratch/section.md

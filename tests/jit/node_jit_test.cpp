@@ -139,3 +139,34 @@ TEST(NodeJit, DwarfUnwindingGoesThroughJitFramesToNodesStart) {
   EXPECT_NE(r.out.find("user frames were found by following frame pointers through code with no CFI object"),
             std::string::npos);
 }
+
+// perf's way: `perf record -k mono`, then `perf inject --jit` (an ELF file
+// per function) and `perf report`. sonde reads perf's recording as it is,
+// with the jitdump, and both name hotLoop as the top function.
+TEST(NodeJit, PerfsMonoRecordingIsReadWithTheJitdumpAndAgreesWithPerfInject) {
+  if (!have_node()) GTEST_SKIP() << "node is not installed";
+  TempDir dir;
+  const std::string data = dir / "perf.data", injected = dir / "injected.data";
+  // perf's build-id cache in the scratch folder: inject adds every jitted .so to it.
+  const std::string perf = "perf --buildid-dir " + dir / "debug";
+  auto r = sh("cd " + dir.path() + " && " + perf + " record -q -k mono -g -o " + data +
+              " -- node --perf-prof --interpreted-frames-native-stack --no-turbo-inlining " + fixtures_dir() +
+              "/jit_hot.js 2000 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  r = sh(perf + " inject --jit -i " + data + " -o " + injected + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto top_row = [](const std::string& report) {
+    for (const auto& l : lines(report))
+      if (!l.empty() && l[0] != '#') return l;
+    return std::string();
+  };
+  auto perf_top = top_row(sh(perf + " report --stdio -q --no-children --sort sym -i " + injected + " 2>/dev/null").out);
+  auto sonde_report = run({sonde_bin(), "report", "--stdio", "-q", "--no-children", "--sort", "sym", "-i", data});
+  ASSERT_EQ(sonde_report.exit_code, 0) << sonde_report.err;
+  auto sonde_top = top_row(sonde_report.out);
+  EXPECT_TRUE(has(perf_top, "JS:*hotLoop")) << perf_top;
+  EXPECT_TRUE(has(sonde_top, "JS:*hotLoop")) << sonde_top;
+  // The same share of the samples, to the percent (the same recording).
+  EXPECT_EQ(perf_top.substr(0, perf_top.find('%')), sonde_top.substr(0, sonde_top.find('%')))
+      << "perf: " << perf_top << "\nsonde: " << sonde_top;
+}
