@@ -102,8 +102,8 @@ read -r sj_t sj_m <<<"$(measure_median sonde_jit_report)"
 read -r pi_t pi_m <<<"$(measure_median perf_inject)"
 read -r pj_t pj_m <<<"$(measure_median perf_jit_report)"
 sos=$(find "$scratch" -maxdepth 1 -name 'jitted-*.so' | wc -l)
-s_top=$("$sonde" report --stdio -q --no-children -i sonde-jit.data 2>/dev/null | head -1 | sed 's/  */ /g')
-p_top=$($perf report --stdio -q --no-inline --no-children -i perf-injected.data 2>/dev/null | head -1 | sed 's/  */ /g')
+s_top=$("$sonde" report --stdio -q --no-children -i sonde-jit.data 2>/dev/null | head -1 | sed 's/  */ /g' || true)
+p_top=$($perf report --stdio -q --no-inline --no-children -i perf-injected.data 2>/dev/null | head -1 | sed 's/  */ /g' || true)
 total_perf=$(awk -v a="$pi_t" -v b="$pj_t" 'BEGIN{printf "%.4f", a + b}')
 
 out=$scratch/section.md
