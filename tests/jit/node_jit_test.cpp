@@ -50,7 +50,7 @@ class NodeRun {
   NodeRun(const TempDir& dir, const std::string& node_flags, const std::string& call_graph) : data_(dir / "node.data") {
     const std::string script = fixtures_dir() + "/jit_hot.js";
     auto r = sh("cd " + dir.path() + " && " + sonde_bin() + " record -q " + call_graph + " -o " + data_ +
-                " -- node " + node_flags + " --no-turbo-inlining " + script + " 2000");
+                " -- node " + node_flags + " --no-turbo-inlining " + script + " 3000");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, "ok\n");
     for (const auto& e : fs::directory_iterator(sonde::jit::jit_dir_for(data_))) {
