@@ -112,7 +112,7 @@ void run_convert(const ConvertArgs& a) {
   }
 
   // 2. Read and symbolize.
-  Symbolizer symbolizer(a.symbols.options());
+  Symbolizer symbolizer(a.symbols.options(a.input));
   po.progress = progress_printer("convert");
   auto reader = format::open_recording(a.input);
   auto profile = analysis::build_profile(*reader, symbolizer, po);

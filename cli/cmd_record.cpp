@@ -16,6 +16,8 @@
 #include "probe/sdt_extension.h"
 #include "record/buildid_cache_keeper.h"
 #include "record/cpu_list.h"
+#include "record/jit_file_keeper.h"
+#include "jit/jit_files.h"
 #include "record/recorder.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -153,6 +155,13 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   // -B keeps no binaries either, as perf's -B (no build-id, nothing to key them by).
   if (!a.no_buildid_cache && !a.no_buildid)
     o.extensions.push_back(std::make_unique<record::BuildIdCacheKeeper>(BuildIdCache::default_root(a.buildid_dir)));
+  // JIT files (jitdumps, perf maps) copied beside the recording (docs/format.md).
+  record::JitFileKeeper* jit_keeper = nullptr;
+  if (a.output != "-" && !a.output.empty()) {
+    auto keeper = std::make_unique<record::JitFileKeeper>(jit::jit_dir_for(o.output));
+    jit_keeper = keeper.get();
+    o.extensions.push_back(std::move(keeper));
+  }
   // SDT: `-e %provider:event[@path]` specs are served by the probe module.
   o.extension_factory = [](const std::vector<std::string>& specs) {
     std::vector<std::unique_ptr<record::RecordExtension>> out;
@@ -172,7 +181,12 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
                  (unsigned long long)s.samples, (unsigned long long)s.lost, (unsigned long long)s.bytes,
                  where.c_str(), packed.c_str(), s.seconds,
                  s.lost ? " (increase -m or lower -F to lose fewer)" : "");
+    if (jit_keeper && jit_keeper->copied() > 0)
+      std::fprintf(stderr, "sonde record: %zu JIT files (jitdumps, perf maps) copied to %s\n", jit_keeper->copied(),
+                   jit::jit_dir_for(o.output).c_str());
   }
+  if (jit_keeper && !jit_keeper->note().empty())
+    std::fprintf(stderr, "sonde record: %s\n", jit_keeper->note().c_str());
   exit_code = s.exit_status;
 }
 

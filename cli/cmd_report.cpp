@@ -112,7 +112,7 @@ void run_report(const ReportArgs& a) {
     return;
   }
 
-  SymbolizerOptions so = a.symbols.options();
+  SymbolizerOptions so = a.symbols.options(input);
   so.vmlinux_path = a.vmlinux;
   Symbolizer symbolizer(so);
   analysis::ProfileOptions po;

@@ -65,8 +65,9 @@ void run_script(const ScriptArgs& args) {
                    (unsigned long long)reader->truncated_bytes());
     return;
   }
-  Symbolizer symbolizer(args.symbols.options());
+  Symbolizer symbolizer(args.symbols.options(input));
   analysis::RecordingWalker walker(*reader, analysis::dwarf_unwinding(symbolizer.options().cache_root));
+  walker.set_jit_dirs(symbolizer.options().jit_dirs);
   opts.symbols = !args.no_symbols;
   opts.build_ids = args.build_ids;
   opts.max_stack = args.max_stack;
@@ -94,6 +95,7 @@ void run_script(const ScriptArgs& args) {
   for (const auto& note : symbolizer.notes()) std::fprintf(stderr, "sonde script: %s\n", note.c_str());
   if (const analysis::DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty())
     std::fprintf(stderr, "sonde script: %s\n", u->note().c_str());
+  if (!walker.jit_note().empty()) std::fprintf(stderr, "sonde script: %s\n", walker.jit_note().c_str());
   if (st.lost_samples) std::fprintf(stderr, "sonde script: %llu samples were lost while recording\n", (unsigned long long)st.lost_samples);
   if (st.bad_samples)
     std::fprintf(stderr, "sonde script: skipped %llu malformed samples (first: %s)\n", (unsigned long long)st.bad_samples,

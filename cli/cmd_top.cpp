@@ -71,7 +71,7 @@ top::TopOptions top_options(const TopArgs& a) {
   o.record.quiet = true;
   o.record.version = "sonde " SONDE_VERSION;
   o.record.cmdline = {"sonde", "top"};
-  o.symbols = a.symbols.options();
+  o.symbols = a.symbols.options("");  // live: the JIT files are where the process wrote them
   o.stdio = a.stdio;
 
   std::string events;

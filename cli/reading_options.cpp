@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cache/buildid_cache.h"
+#include "jit/jit_files.h"
 
 namespace sonde::cli {
 
@@ -14,8 +15,10 @@ void SymbolArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--debug-dir", debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
 }
 
-SymbolizerOptions SymbolArgs::options() const {
+SymbolizerOptions SymbolArgs::options(const std::string& input) const {
   SymbolizerOptions so;
+  // The recording's copies of its JIT files (docs/format.md).
+  if (!input.empty() && input != "-") so.jit_dirs = {jit::jit_dir_for(input)};
   so.demangle = !no_demangle;
   so.cache_root = BuildIdCache::default_root(buildid_dir);
   if (!debug_dirs.empty()) so.debug_roots = debug_dirs;

@@ -20,7 +20,8 @@ struct SymbolArgs {
 
   // --no-demangle, --buildid-dir, --debug-dir.
   void add_to(CLI::App* cmd);
-  SymbolizerOptions options() const;
+  // The options for reading `input` (its JIT files' copies beside it).
+  SymbolizerOptions options(const std::string& input) const;
 };
 
 // The recording read when -i is not given: sonde.data, or perf.data when

@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sonde="$build/cli/sonde"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map; do
+for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump; do
   mkdir -p "$seeds/$f"
 done
 
@@ -85,4 +85,25 @@ PY
 # perf maps.
 printf '7f0000001000 40 jitted_a\n0x7f0000001040 0x20 Interpreter::run(int)\n7f0000002000 1000 [stub]\n' \
   >"$seeds/fuzz_perf_map/small"
+
+# jitdumps: the regression corpus's, a small valid one with every record
+# kind, and a real one from node --perf-prof when node is here.
+cp "$root"/tests/corpus/files/*.dump "$seeds/fuzz_jitdump/" 2>/dev/null
+python3 - "$seeds/fuzz_jitdump/valid" <<'PY'
+import struct, sys
+def rec(rid, body, t):
+    return struct.pack("<IIQ", rid, 16 + len(body), t) + body
+out = struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 7, 0, 0)
+out += rec(2, struct.pack("<QQ", 0x1000, 2) + struct.pack("<Qii", 0x1000, 3, 1) + b"/a.js\0" +
+           struct.pack("<Qii", 0x1008, 4, 2) + b"\xff\0", 1)
+out += rec(4, struct.pack("<QQQ", 8, 4, 8) + bytes(8), 2)
+out += rec(0, struct.pack("<IIQQQQ", 7, 7, 0x1000, 0x1000, 16, 1) + b"f\0" + bytes(16), 3)
+out += rec(1, struct.pack("<IIQQQQQ", 7, 7, 0x2000, 0x1000, 0x2000, 16, 1), 4)
+out += rec(3, b"", 5)
+open(sys.argv[1], "wb").write(out)
+PY
+if command -v node >/dev/null; then
+  (cd "$tmp" && node --perf-prof -e 'let s = 0; for (let i = 0; i < 1e5; i++) s += i;' >/dev/null 2>&1)
+  for f in "$tmp"/jit-*.dump; do [ -f "$f" ] && head -c 60000 "$f" >"$seeds/fuzz_jitdump/node"; done
+fi
 exit 0

@@ -87,6 +87,20 @@ void AddressSpace::on_record(const RecordView& rec) {
   }
 }
 
+void AddressSpace::add_code(uint32_t pid, uint64_t start, uint64_t end, uint64_t pgoff, uint32_t prot,
+                            std::string_view path) {
+  ++generation_;
+  Mapping m;
+  m.start = start;
+  m.end = end;
+  m.pgoff = pgoff;
+  m.prot = prot;
+  m.pid = pid;
+  m.path = intern(path);
+  add_mapping(m);
+  last_added_ = nullptr;  // not a record's
+}
+
 void AddressSpace::insert_sorted(std::vector<const Mapping*>& maps, const Mapping* m) {
   // Remove or trim whatever the new mapping overlaps, as the kernel did.
   std::vector<const Mapping*> keep;

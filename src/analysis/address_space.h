@@ -34,6 +34,13 @@ class AddressSpace {
   // Updates the model from a kernel or synthesized record (others ignored).
   void on_record(const format::RecordView& rec);
 
+  // Code that no MMAP describes (JIT code, analysis/jit_timeline.h): a
+  // mapping of `path` at [start, end) from file offset `pgoff`, replacing
+  // what it overlaps, as an mmap would.
+  void add_code(uint32_t pid, uint64_t start, uint64_t end, uint64_t pgoff, uint32_t prot, std::string_view path);
+  // A path kept for the address space's life.
+  std::string_view intern_path(std::string_view s) { return intern(s); }
+
   // The mapping holding addr for pid; kernel addresses look in the kernel's
   // maps. nullptr if none.
   const Mapping* find(uint32_t pid, uint64_t addr, bool kernel) const;

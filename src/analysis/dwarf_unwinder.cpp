@@ -9,9 +9,11 @@
 #include <optional>
 
 #include "cache/buildid_cache.h"
+#include "elf/elf_file.h"
 #include "elf/vdso.h"
 #include "format/perf_abi.h"
 #include "format/user_regs.h"
+#include "jit/jit_files.h"
 #include "symbol/object_locator.h"
 #include "util/fd.h"
 
@@ -49,6 +51,14 @@ struct DwarfUnwinder::Impl {
   struct Process {
     Dwfl* dwfl = nullptr;
     bool attached = false;
+    // By Mapping::index: whether libdwfl holds the mapping's object. Asked
+    // once per mapping, so a mapping without a usable object (JIT code, a
+    // file mapped where its ELF does not say) is not opened again per frame.
+    std::unordered_map<uint32_t, bool> modules;
+    // Where each object file was reported: libdwfl knows a file at one
+    // place only (reporting it at a second base marks the first for removal,
+    // and the next frame there would open it again).
+    std::unordered_map<std::string_view, uint64_t> bases;
     ~Process() {
       if (dwfl) dwfl_end(dwfl);
     }
@@ -75,6 +85,12 @@ struct DwarfUnwinder::Impl {
   std::span<const uint8_t> stack;
   std::vector<uint64_t> pcs;
   std::vector<uint64_t> chain;
+  uint64_t frame_sp = 0;           // the last frame's stack pointer
+  bool callee_has_object = false;  // the last frame's pc is in a reported object
+  uint64_t fp_frames = 0;          // frames found through a frame pointer (this sample)
+  std::unique_ptr<ElfFile> machine;  // machine_elf()
+
+  ~Impl() { processes.clear(); }  // their sessions end before the machine ELF they were attached with
 
   explicit Impl(std::string root) : cache_root(std::move(root)) {
     callbacks.find_elf = no_elf;
@@ -105,6 +121,8 @@ struct DwarfUnwinder::Impl {
   // Found by the symbolizer's rules (symbol/object_locator.h): only the
   // object's own file, whose .eh_frame libdwfl reads; no debug files.
   std::string find_binary(const Mapping& m) {
+    // JIT code placed from a jitdump (analysis/jit_timeline.h): no ELF to read.
+    if (jit::jitdump_pid(m.path)) return "";
     if (!locator) {
       cache.emplace(cache_root.empty() ? BuildIdCache::default_root() : cache_root);
       locator.emplace(LocatorOptions{}, &*cache, locator_notes);
@@ -130,19 +148,46 @@ struct DwarfUnwinder::Impl {
   }
 
   // Makes sure libdwfl knows the object holding `pc` (perf's report_module).
+  // False for code with no object to read CFI from: libdwfl then follows
+  // the frame pointer (its x86-64 fallback), checked in on_frame.
   bool report_module(uint64_t pc) {
     const Mapping* m = space->find(pid, pc, false);
     if (!m || !m->executable()) return false;
-    const uint64_t base = m->start - m->pgoff;
-    if (Dwfl_Module* mod = dwfl_addrmodule(process->dwfl, pc)) {
-      Dwarf_Addr start = 0;
-      dwfl_module_info(mod, nullptr, &start, nullptr, nullptr, nullptr, nullptr, nullptr);
-      if (start == base) return true;
-    }
-    const std::string& file = binary_for(*m);
+    auto [known, fresh] = process->modules.try_emplace(m->index, false);
+    if (fresh) known->second = report_mapping(*m, pc);
+    return known->second;
+  }
+
+  bool report_mapping(const Mapping& m, uint64_t pc) {
+    const std::string& file = binary_for(m);
     if (file.empty()) return false;
+    const uint64_t base = m.start - m.pgoff;
+    auto [where, first] = process->bases.try_emplace(file, base);
+    // A second mapping of the same file elsewhere (V8 remaps node's
+    // embedded builtins): its ELF does not describe that address.
+    if (!first) return where->second == base && dwfl_addrmodule(process->dwfl, pc) != nullptr;
     Dwfl_Module* mod = dwfl_report_elf(process->dwfl, file.c_str(), file.c_str(), -1, base, false);
     return mod && dwfl_addrmodule(process->dwfl, pc) == mod;
+  }
+
+  // The machine libdwfl unwinds for, when the sample's first frame has no
+  // object to tell it (a JIT leaf): an x86-64 ELF header in memory.
+  Elf* machine_elf() {
+    if (!machine) {
+      Elf64_Ehdr h{};
+      std::memcpy(h.e_ident, ELFMAG, SELFMAG);
+      h.e_ident[EI_CLASS] = ELFCLASS64;
+      h.e_ident[EI_DATA] = ELFDATA2LSB;
+      h.e_ident[EI_VERSION] = EV_CURRENT;
+      h.e_type = ET_EXEC;
+      h.e_machine = EM_X86_64;
+      h.e_version = EV_CURRENT;
+      h.e_ehsize = sizeof h;
+      std::vector<uint8_t> image(sizeof h);
+      std::memcpy(image.data(), &h, sizeof h);
+      machine = ElfFile::from_memory(std::move(image), "x86-64", nullptr);
+    }
+    return machine ? machine->elf() : nullptr;
   }
 
   static pid_t next_thread(Dwfl*, void* arg, void** thread_arg) {
@@ -174,8 +219,17 @@ struct DwarfUnwinder::Impl {
     Dwarf_Addr pc = 0;
     bool activation = false;
     if (!dwfl_frame_pc(state, &pc, nullptr)) return DWARF_CB_ABORT;
+    // Each frame's stack pointer is above its callee's: a frame-pointer
+    // chain that loops or points down is not followed.
+    Dwarf_Word sp = 0;
+    if (dwfl_frame_reg(state, 7, &sp) == 0) {
+      if (!u->pcs.empty() && sp <= u->frame_sp) return DWARF_CB_ABORT;
+      u->frame_sp = sp;
+    }
+    // The callee had no object, so this frame came from its frame pointer.
+    if (!u->pcs.empty() && !u->callee_has_object) ++u->fp_frames;
     // Before asking whether it is an activation: that reads the CFI.
-    u->report_module(pc);
+    u->callee_has_object = u->report_module(pc);
     if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
     if (!activation) --pc;
     u->pcs.push_back(pc);
@@ -212,17 +266,19 @@ bool DwarfUnwinder::unwind(format::Sample& s, uint64_t regs_mask, const AddressS
   }
   auto& slot = found->second;
   u.process = slot.get();
-  if (u.process->dwfl && !u.stack.empty() && u.report_module(u.regs[16])) {
-    // A libdwfl session is bound to its callbacks once, with the first
-    // object known (it tells libdwfl the machine).
+  u.fp_frames = 0;
+  if (u.process->dwfl && !u.stack.empty()) {
+    // A libdwfl session is bound to its callbacks once; the machine comes
+    // from an ELF header, since the first sample may well be in JIT code.
     if (!u.process->attached)
-      u.process->attached = dwfl_attach_state(u.process->dwfl, nullptr, static_cast<pid_t>(s.pid),
+      u.process->attached = dwfl_attach_state(u.process->dwfl, u.machine_elf(), static_cast<pid_t>(s.pid),
                                               &u.thread_callbacks, &u);
     if (u.process->attached) dwfl_getthread_frames(u.process->dwfl, u.tid, Impl::on_frame, &u);
   }
   if (u.pcs.empty()) u.pcs.push_back(u.regs[16]);  // at least where the thread was
   stats_.unwound += u.pcs.size() > 1;
   stats_.frames += u.pcs.size();
+  stats_.fp_frames += u.fp_frames;
 
   // The kernel's part as recorded (it stops before user space with
   // exclude_callchain_user), then the unwound user part.
@@ -241,11 +297,17 @@ bool DwarfUnwinder::unwind(format::Sample& s, uint64_t regs_mask, const AddressS
 void DwarfUnwinder::forget(uint32_t pid) { impl_->processes.erase(pid); }
 
 std::string DwarfUnwinder::note() const {
+  std::string out;
   const uint64_t stuck = stats_.samples - stats_.unwound;
-  if (stuck == 0) return "";
-  return std::to_string(stuck) + " of " + std::to_string(stats_.samples) +
-         " samples with a user stack were not unwound past the sampled function (its object was not found by "
-         "build-id, or has no CFI there)";
+  if (stuck != 0)
+    out = std::to_string(stuck) + " of " + std::to_string(stats_.samples) +
+          " samples with a user stack were not unwound past the sampled function (its object was not found by "
+          "build-id, or has no CFI there)";
+  if (stats_.fp_frames != 0)
+    out += std::string(out.empty() ? "" : "; ") + std::to_string(stats_.fp_frames) + " of " +
+           std::to_string(stats_.frames) +
+           " user frames were found by following frame pointers through code with no CFI object (JIT code)";
+  return out;
 }
 
 }  // namespace sonde::analysis

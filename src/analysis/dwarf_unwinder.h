@@ -28,6 +28,7 @@ struct UnwindStats {
   uint64_t samples = 0;       // samples with registers and stack
   uint64_t unwound = 0;       // ... that gave at least one caller
   uint64_t frames = 0;        // user frames produced, leaf included
+  uint64_t fp_frames = 0;     // ... found through a frame pointer, below code with no CFI object
 };
 
 class DwarfUnwinder {

@@ -35,6 +35,8 @@ void pmu_caps(ByteReader& r, uint32_t nr, const std::string& pmu, std::string& o
   out += '\n';
 }
 
+void clock_data(ByteReader& r, std::string& out);
+
 void print_feature(uint32_t id, std::span<const uint8_t> payload, std::string& out) {
   ByteReader r(payload);
   std::string s;
@@ -116,9 +118,37 @@ void print_feature(uint32_t id, std::span<const uint8_t> payload, std::string& o
           if (read_feature_string(r, s)) pmu_caps(caps, b, s, out);
         }
       return;
-    default:  // TRACING_DATA, BUILD_ID, GROUP_DESC, BPF_*, CLOCK_DATA: nothing without -I
+    case kFeatClockData:
+      clock_data(r, out);
+      return;
+    default:  // TRACING_DATA, BUILD_ID, GROUP_DESC, BPF_*: nothing without -I
       return;
   }
+}
+
+// perf's clockid_name(): the clocks perf record -k accepts.
+const char* clock_name(uint32_t id) {
+  static const char* const names[] = {"realtime", "monotonic", nullptr, nullptr, "monotonic_raw", nullptr, nullptr,
+                                      "boottime", nullptr, nullptr, nullptr, "tai"};
+  return id < std::size(names) && names[id] ? names[id] : "unknown";
+}
+
+// CLOCK_DATA {u32 version, u32 clockid, u64 TOD ns, u64 clockid ns}, as
+// perf 6.1's print_clock_data prints it (local time, like perf).
+void clock_data(ByteReader& r, std::string& out) {
+  uint32_t version = 0, clockid = 0;
+  uint64_t tod = 0, clk = 0;
+  if (!r.read(version) || !r.read(clockid) || !r.read(tod) || !r.read(clk)) return;
+  const time_t tod_s = static_cast<time_t>(tod / 1000000000);
+  const int tod_us = static_cast<int>(tod % 1000000000 / 1000);
+  std::tm lt{};
+  char date[64] = "<error>";
+  std::string when = "<error>";
+  if (::localtime_r(&tod_s, &lt) && std::strftime(date, sizeof date, "%F %T", &lt))
+    when = fmt::format("{}.{:06d}", date, tod_us);
+  out += fmt::format("# clockid: {} ({})\n", clock_name(clockid), clockid);
+  out += fmt::format("# reference time: {} = {}.{:06d} (TOD) = {}.{:09d} ({})\n", when, static_cast<long>(tod_s), tod_us,
+                     clk / 1000000000, clk % 1000000000, clock_name(clockid));
 }
 
 std::string captured_on(const std::string& path) {

@@ -442,6 +442,7 @@ Profile ProfileBuilder::finish() {
 
 Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const ProfileOptions& options) {
   RecordingWalker walker(reader, dwarf_unwinding(symbolizer.options().cache_root));
+  walker.set_jit_dirs(symbolizer.options().jit_dirs);
   ProfileBuilder b(symbolizer, options);
   walker.run([&](const Sample& s) { b.add(s, walker.space()); }, nullptr, options.progress);
   Profile p = b.finish();
@@ -465,6 +466,7 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   p.notes = symbolizer.notes();
   if (!walker.stats().stop_error.empty()) p.notes.push_back("input ended early: " + walker.stats().stop_error);
   if (const DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty()) p.notes.push_back(u->note());
+  if (!walker.jit_note().empty()) p.notes.push_back(walker.jit_note());
   if (walker.stats().bad_samples)
     p.notes.push_back(fmt::format("skipped {} malformed samples ({})", walker.stats().bad_samples, walker.stats().first_bad_sample));
   return p;

@@ -25,6 +25,7 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
       std::string why;
       if (session_.decode_sample(rec, sample_, &why)) {
         ++stats_.samples;
+        if (jit_) jit_->advance(sample_.pid, sample_.time, space_);
         if (!sample_.regs_user.empty() && !sample_.stack_user.empty())
           if (DwarfUnwinder* u = unwinder_for_this_recording())
             u->unwind(sample_, sample_.event->attr.sample_regs_user, space_);
@@ -47,6 +48,7 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
       break;
   }
   space_.on_record(rec);
+  if (const Mapping* m = space_.last_added()) on_code_mapping(*m);
   // An exec replaces every object of the process; an exit ends it (its
   // libdwfl session holds the objects' files open).
   if (unwinder_ && rec.header.type == kComm) {
@@ -56,6 +58,19 @@ void RecordingWalker::deliver(const RecordView& rec, const SampleFn& on_sample, 
     if (auto e = ForkExitView::parse(rec.bytes); e && e->pid == e->tid) unwinder_->forget(e->pid);
   }
   if (on_record) on_record(rec);
+}
+
+// Every executable mapping may announce a jitdump; the timeline is made at
+// the first, when the events' attrs (their clock) are known.
+void RecordingWalker::on_code_mapping(const Mapping& m) {
+  if (m.kernel) return;
+  if (!jit_) {
+    constexpr int32_t kClockMonotonic = 1;
+    bool mono = !session_.events().empty();
+    for (const auto& e : session_.events()) mono = mono && e.attr.use_clockid && e.attr.clockid == kClockMonotonic;
+    jit_ = std::make_unique<JitTimeline>(jit_dirs_, mono);
+  }
+  jit_->on_mmap(m.pid, m.path, space_);
 }
 
 void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,

@@ -17,6 +17,7 @@
 #include "format/stream_reader.h"
 #include "analysis/address_space.h"
 #include "analysis/dwarf_unwinder.h"
+#include "analysis/jit_timeline.h"
 #include "analysis/unwind_policy.h"
 
 namespace sonde::analysis {
@@ -50,6 +51,12 @@ class RecordingWalker {
   void run(const SampleFn& on_sample, const RecordFn& on_record = nullptr,
            const std::function<void(uint64_t, uint64_t)>& progress = nullptr);
 
+  // Where the recording keeps copies of its JIT files (jit/jit_files.h),
+  // looked in before the recorded paths when a jitdump is announced.
+  void set_jit_dirs(std::vector<std::string> dirs) { jit_dirs_ = std::move(dirs); }
+  // The jitdumps' note for the user ("" if none was seen or all was well).
+  std::string jit_note() const { return jit_ ? jit_->note() : ""; }
+
   const format::Session& session() const { return session_; }
   const AddressSpace& space() const { return space_; }
   const WalkStats& stats() const { return stats_; }
@@ -60,6 +67,7 @@ class RecordingWalker {
   void deliver(const format::RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record);
   DwarfUnwinder* unwinder_for_this_recording();
   void count_lost();
+  void on_code_mapping(const Mapping& m);
 
   format::RecordReader& reader_;
   format::Session session_;
@@ -68,6 +76,8 @@ class RecordingWalker {
   format::Sample sample_;
   UnwinderFactory make_unwinder_;
   std::unique_ptr<DwarfUnwinder> unwinder_;
+  std::vector<std::string> jit_dirs_;
+  std::unique_ptr<JitTimeline> jit_;  // from the first executable mmap seen
   bool unwinder_asked_ = false;
   uint64_t lost_in_lost_records_ = 0, lost_in_lost_samples_ = 0;
   bool saw_lost_samples_ = false;

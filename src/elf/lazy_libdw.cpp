@@ -81,6 +81,9 @@ void dwfl_thread_state_register_pc(Dwfl_Thread* thread, Dwarf_Word pc) {
 int dwfl_getthread_frames(Dwfl* dwfl, pid_t tid, int (*callback)(Dwfl_Frame* thread, void* arg), void* arg) {
   return SONDE_LAZY_CALL(libdw, dwfl_getthread_frames)(dwfl, tid, callback, arg);
 }
+int dwfl_frame_reg(Dwfl_Frame* state, unsigned regno, Dwarf_Word* val) {
+  return SONDE_LAZY_CALL(libdw, dwfl_frame_reg)(state, regno, val);
+}
 bool dwfl_frame_pc(Dwfl_Frame* state, Dwarf_Addr* pc, bool* isactivation) {
   return SONDE_LAZY_CALL(libdw, dwfl_frame_pc)(state, pc, isactivation);
 }

@@ -1,6 +1,7 @@
 #include "record/header_writer.h"
 
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -92,10 +93,32 @@ void write_header(format::StreamWriter& out, const HeaderInfo& info) {
   // Features go in perf's id order, which is the order perf prints a pipe's.
   auto topology = encode_cpu_topology(static_cast<uint32_t>(::sysconf(_SC_NPROCESSORS_CONF)));
   if (!topology.empty()) out.write_feature(format::kFeatCpuTopology, topology);
+  if (info.clockid >= 0) {
+    // CLOCKID: the clock's resolution in ns (perf's clockid_res_ns).
+    timespec res{};
+    ::clock_getres(info.clockid, &res);
+    format::FeatureEncoder e;
+    e.u64(static_cast<uint64_t>(res.tv_sec) * 1000000000ull + static_cast<uint64_t>(res.tv_nsec));
+    out.write_feature(format::kFeatClockId, e.bytes());
+  }
   if (info.compression_level > 0) {
     format::CompressedFeature c{0, format::kCompressionZstd, static_cast<uint32_t>(info.compression_level), 0,
                               info.compressed_record_max};
     out.write_feature(format::kFeatCompressed, {reinterpret_cast<const uint8_t*>(&c), sizeof c});
+  }
+  if (info.clockid >= 0) {
+    // CLOCK_DATA: {version 1, clockid, wall-clock ns, clockid ns} read
+    // together, so readers can show wall-clock times (perf script --ns -F +tod).
+    timespec wall{}, clk{};
+    ::clock_gettime(CLOCK_REALTIME, &wall);
+    ::clock_gettime(info.clockid, &clk);
+    auto ns = [](const timespec& t) { return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec); };
+    format::FeatureEncoder e;
+    e.u32(1);
+    e.u32(static_cast<uint32_t>(info.clockid));
+    e.u64(ns(wall));
+    e.u64(ns(clk));
+    out.write_feature(format::kFeatClockData, e.bytes());
   }
   out.write_features_end();
 }

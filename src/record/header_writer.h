@@ -19,6 +19,9 @@ struct HeaderInfo {
   // With -z: the COMPRESSED feature (zstd level; the most one COMPRESSED
   // record expands to, perf's mmap_len).
   int compression_level = 0;
+  // The events' clock (attr.clockid) when they set use_clockid, else -1:
+  // then the CLOCKID and CLOCK_DATA features are written, as perf does.
+  int32_t clockid = -1;
   uint32_t compressed_record_max = 0;
 };
 

@@ -70,6 +70,21 @@ uint64_t event_id(int fd) {
   return id;
 }
 
+bool kernel_supports_clockid(int32_t clockid) {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_DUMMY;
+  a.disabled = 1;
+  a.exclude_kernel = 1;
+  a.use_clockid = 1;
+  a.clockid = clockid;
+  int fd = perf_event_open_sized(a, 0, -1, -1, kPerfFlagFdCloexec);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
 bool kernel_supports_build_id() {
   perf_event_attr a{};
   a.size = sizeof a;

@@ -35,5 +35,7 @@ uint64_t event_id(int fd);
 // True when the kernel accepts attr.build_id (Linux >= 5.12): probed once by
 // opening a disabled dummy event on this process, as perf does.
 bool kernel_supports_build_id();
+// Whether events can time their records on `clockid` (attr.use_clockid; Linux 4.1).
+bool kernel_supports_clockid(int32_t clockid);
 
 }  // namespace sonde::record

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -198,6 +199,7 @@ class Recorder {
   bool system_wide_ = false;
   bool tasks_ = false;  // -p/-t
   bool kernel_build_ids_ = false;
+  bool mono_clock_ = false;  // records timed on CLOCK_MONOTONIC
   uint64_t sample_type_ = 0;
   std::string command_path_;
   std::unique_ptr<SignalGuard> signals_;
@@ -303,6 +305,10 @@ void Recorder::validate() {
       build_ids_.disable();
       break;
   }
+  // Timestamps on CLOCK_MONOTONIC, as `perf record -k mono`: the clock JITs
+  // write their jitdump records with, so a reader can tell which function
+  // was at an address at a sample's time (docs/format.md).
+  mono_clock_ = kernel_supports_clockid(CLOCK_MONOTONIC);
 }
 
 void Recorder::validate_switch_output() {
@@ -357,6 +363,10 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
   }
   a.exclude_guest = 1;
   a.sample_id_all = 1;
+  if (mono_clock_) {
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+  }
   // Wake the recorder when a buffer is half full; the poll timeout covers the rest.
   a.watermark = 1;
   a.wakeup_watermark = static_cast<uint32_t>(opts_.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) / 2);
@@ -489,6 +499,7 @@ void Recorder::write_metadata(const SynthContext& ctx) {
   for (auto& d : ext_descs_) info.events.push_back(d);
   info.cmdline = opts_.cmdline;
   info.version = opts_.version;
+  if (mono_clock_) info.clockid = CLOCK_MONOTONIC;
   if (opts_.compression_level > 0) {
     info.compression_level = opts_.compression_level;
     size_t ring = opts_.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));

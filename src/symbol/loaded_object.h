@@ -13,6 +13,7 @@
 #include "elf/dwarf_info.h"
 #include "elf/elf_file.h"
 #include "elf/symbol_table.h"
+#include "jit/jitdump.h"
 #include "symbol/kernel_symbols.h"
 #include "symbol/symbolizer.h"
 
@@ -26,7 +27,8 @@ struct LoadedObject {
   const ElfFile* dwarf_file = nullptr;  // has .debug_info
   std::string original_path;            // for .gnu_debuglink lookups
   SymbolTable table;
-  std::string text;                     // perf map contents (names point here)
+  std::string text;                     // perf map or jitdump contents (names point here)
+  std::unique_ptr<jit::JitDump> jitdump;  // jitdump: its code loads and lines (views into `text`)
   KernelSymbols ksyms;                  // kernel: its own compact table instead of `table`
   std::vector<ModuleRange> modules;     // kernel: address ranges of modules
   // kernel: demangled names by symbol index, only for the symbols looked up

@@ -1,5 +1,7 @@
 #include "symbol/symbol_sources.h"
 
+#include "jit/jit_files.h"
+
 namespace sonde {
 
 SourceKind classify_source(std::string_view path) {
@@ -9,6 +11,7 @@ SourceKind classify_source(std::string_view path) {
       (path.starts_with("/tmp/perf-") && path.ends_with(".map")))
     return SourceKind::kPerfMap;
   if (path.starts_with("[")) return SourceKind::kPseudo;
+  if (jit::jitdump_pid(path)) return SourceKind::kJitDump;
   return SourceKind::kElf;
 }
 

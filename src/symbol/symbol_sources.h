@@ -7,9 +7,10 @@
 //   kPseudo   pseudo_source.cpp     [vdso] and other "[...]" images (cached copy, running vdso, debug vdso)
 //   kKernel   kernel_source.cpp     kallsyms: the cache's copy (and sonde's index of it) or /proc/kallsyms
 //   kPerfMap  perf_map_source.cpp   /tmp/perf-PID.map (JIT code in anonymous memory)
+//   kJitDump  jitdump_source.cpp    jit-PID.dump (the mappings analysis/jit_timeline.h adds per code load)
 //
-// A new source (the jitdump files of a later issue) is a new kind here, a
-// case in classify_source, its file, and a case in Symbolizer::object.
+// A new source is a new kind here, a case in classify_source, its file, and
+// a case in Symbolizer::object.
 #pragma once
 
 #include <sys/types.h>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "symbol/loaded_object.h"
 #include "symbol/note_list.h"
@@ -32,6 +34,7 @@ enum class SourceKind : uint8_t {
   kPseudo,   // "[vdso]" and other "[...]" pseudo files
   kKernel,   // "[kernel.kallsyms]...", "[kernel]"
   kPerfMap,  // "//anon", "[anon...", "/memfd:...", "/tmp/perf-*.map"
+  kJitDump,  // ".../jit-PID.dump"
 };
 
 // The source for a mapping of `path`. (The build-id does not change the
@@ -57,6 +60,16 @@ std::unique_ptr<LoadedObject> load_kernel_source(const SymbolizerOptions& opts, 
                                                  const BuildId& recorded);
 
 // perf_map_source.cpp: JIT symbols of `pid` from PERF_MAP_DIR/perf-PID.map.
-std::unique_ptr<LoadedObject> load_perf_map_source(const std::string& perf_map_dir, pid_t pid);
+// The recording's copy (in the first of `copy_dirs` that has one) wins.
+std::unique_ptr<LoadedObject> load_perf_map_source(const std::string& perf_map_dir,
+                                                   const std::vector<std::string>& copy_dirs, pid_t pid);
+
+// jitdump_source.cpp: the functions of a jitdump, looked up by the file
+// offset of their code bytes (the recording's copy, in the first of
+// `copy_dirs` that has one, wins over `recorded_path`).
+std::unique_ptr<LoadedObject> load_jitdump_source(const std::string& recorded_path,
+                                                  const std::vector<std::string>& copy_dirs);
+// The DEBUG_INFO line of the code at `offset`, if the dump has one.
+std::optional<SourceLine> jitdump_srcline(const LoadedObject& o, uint64_t offset);
 
 }  // namespace sonde

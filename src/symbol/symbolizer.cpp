@@ -156,6 +156,7 @@ ObjectHandle Symbolizer::object(const BuildId& id, std::string_view path_view, p
     case SourceKind::kKernel: return kernel(id);
     case SourceKind::kPerfMap: return perf_map(pid);
     case SourceKind::kPseudo: return impl_->file_object(SourceKind::kPseudo, id, path, pid);
+    case SourceKind::kJitDump: return jitdump(path);
     case SourceKind::kElf: break;
   }
   return impl_->file_object(SourceKind::kElf, id, path, pid);
@@ -186,7 +187,16 @@ void Symbolizer::prefetch_kernel(const BuildId& recorded) {
 ObjectHandle Symbolizer::perf_map(pid_t pid) {
   std::string key = fmt::format("perfmap:{}", pid);
   if (auto h = impl_->memoized(key)) return *h;
-  return impl_->add_object(std::move(key), load_perf_map_source(impl_->opts.perf_map_dir, pid));
+  return impl_->add_object(std::move(key),
+                           load_perf_map_source(impl_->opts.perf_map_dir, impl_->opts.jit_dirs, pid));
+}
+
+ObjectHandle Symbolizer::jitdump(const std::string& path) {
+  std::string key = "jitdump:" + path;
+  if (auto h = impl_->memoized(key)) return *h;
+  auto o = load_jitdump_source(path, impl_->opts.jit_dirs);
+  if (!o->info.note.empty()) impl_->notes.add(o->info.note);
+  return impl_->add_object(std::move(key), std::move(o));
 }
 
 ResolvedSymbol Symbolizer::lookup(ObjectHandle h, uint64_t offset) {
@@ -207,6 +217,7 @@ ResolvedSymbol Symbolizer::lookup(ObjectHandle h, uint64_t offset) {
 // DWARF answers for ELF objects only; the tables are loaded on first use.
 std::optional<SourceLine> Symbolizer::srcline(ObjectHandle h, uint64_t offset) {
   LoadedObject* o = impl_->object_of(h);
+  if (o && o->info.kind == ObjectKind::kJitDump) return jitdump_srcline(*o, offset);
   if (!o || o->info.kind != ObjectKind::kElf || o->info.reason != Reason::kNone) return std::nullopt;
   auto addr = impl_->to_vaddr(*o, offset);
   if (!addr || !load_elf_dwarf(*o, impl_->locator, impl_->notes)) return std::nullopt;

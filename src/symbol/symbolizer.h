@@ -56,6 +56,9 @@ struct SymbolizerOptions {
   std::string kallsyms_path = "/proc/kallsyms";
   std::string kernel_notes_path = "/sys/kernel/notes";
   std::string perf_map_dir = "/tmp";
+  // Directories holding a recording's copies of its JIT files (perf maps,
+  // jitdumps; jit/jit_files.h), looked in before the recorded paths.
+  std::vector<std::string> jit_dirs;
   // report -k: the kernel's symbols from this vmlinux (its ELF symbol
   // table, at its link addresses) when its build-id is the recording's.
   std::string vmlinux_path;
@@ -65,6 +68,7 @@ enum class ObjectKind : uint8_t {
   kElf,      // lookup() takes a file offset
   kKernel,   // lookup() takes a kernel virtual address (modules included)
   kPerfMap,  // JIT code from /tmp/perf-PID.map: lookup() takes the runtime address
+  kJitDump,  // JIT code from a jitdump: lookup() takes the file offset of its code bytes in the dump
   kNone,     // nothing to symbolize against ([vdso] without a cached copy, ...)
 };
 
@@ -121,6 +125,8 @@ class Symbolizer {
   void prefetch_kernel(const BuildId& recorded_id);
   // JIT symbols from PERF_MAP_DIR/perf-PID.map.
   ObjectHandle perf_map(pid_t pid);
+  // JIT symbols from a jitdump (the recording's copy first).
+  ObjectHandle jitdump(const std::string& recorded_path);
 
   // `offset`: file offset for kElf objects, address for kKernel/kPerfMap.
   ResolvedSymbol lookup(ObjectHandle h, uint64_t offset);

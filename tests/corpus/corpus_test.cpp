@@ -16,8 +16,13 @@
 #include <set>
 
 #include "cache/buildid_cache.h"
+#include "format/perf_abi.h"
+#include "format/record_builder.h"
+#include "format/records.h"
+#include "jit/jitdump.h"
 #include "probe/sdt_args.h"
 #include "support/child_usage.h"
+#include "support/synthetic_stream.h"
 #include "support/test_support.h"
 #include "symbol/kallsyms_index.h"
 #include "symbol/symbolizer.h"
@@ -201,4 +206,76 @@ TEST(Corpus, AZeroCountKallsymsIndexIsIgnoredAndRewritten) {
 }
 
 }  // namespace
+}  // namespace sonde::test
+
+namespace sonde::test {
+namespace {
+
+// A recording of pid 4242 that announces `dump` (an r-x mmap of it) and has
+// one sample at 0x10004, where the corpus dumps load their first function.
+void write_jit_recording(const std::string& path, const std::string& dump) {
+  AttrLayout layout;
+  layout.clockid = 1;  // CLOCK_MONOTONIC, the dumps' clock
+  SyntheticStream stream(path, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                   PERF_SAMPLE_PERIOD, layout);
+  format::Mmap2View m;
+  m.misc = format::kMiscUser;
+  m.pid = m.tid = 4242;
+  m.addr = 0x7f0000000000;
+  m.len = 4096;
+  m.prot = 5;  // r-x
+  m.filename = dump;
+  format::RecordBuilder b = format::build_mmap2(m);
+  b.put(uint32_t{4242}).put(uint32_t{4242}).put(uint64_t{0}).put(SyntheticStream::kEventId);
+  ASSERT_TRUE(b.finish());
+  stream.writer().write_record(b.bytes());
+  format::RecordBuilder s(format::kSample, format::kMiscUser);
+  s.put(SyntheticStream::kEventId).put(uint64_t{0x10004}).put(uint32_t{4242}).put(uint32_t{4242});
+  s.put(uint64_t{10}).put(uint64_t{1});
+  ASSERT_TRUE(s.finish());
+  stream.writer().write_record(s.bytes());
+  stream.writer().write_finished_round();
+}
+
+}  // namespace
+
+// J1-J4: jitdumps whose lengths lie (src/jit/jitdump.h). Each is parsed up to
+// the bad record, with its one reason; read by the real binary through a
+// recording that announces it, the function before the bad record is still
+// named, the reason is one line, and memory stays that of a small input.
+TEST(Corpus, JitdumpsThatLieAboutTheirLengthsStopWithTheirReason) {
+  struct Case {
+    std::string file, stopped, symbol;
+  };
+  const std::vector<Case> cases = {
+      {"j1_load_claims_1t_of_code.dump", "at offset 107: JIT_CODE_LOAD of 1099511627776 code bytes with 0 in the record",
+       "ok"},
+      {"j2_debug_info_claims_2e60_entries.dump",
+       "at offset 107: JIT_CODE_DEBUG_INFO claims 1152921504606846976 entries in 0 bytes", "ok"},
+      {"j3_header_claims_more_than_the_file.dump", "at offset 0: header size 4294967295 outside 40..109", "[unknown]"},
+      {"j4_record_smaller_than_its_prefix.dump", "at offset 107: record size 0 is below its prefix's", "ok"},
+  };
+  size_t seen = 0;
+  for (const auto& e : std::filesystem::directory_iterator(SONDE_CORPUS_DIR))
+    seen += e.path().extension() == ".dump";
+  EXPECT_EQ(seen, cases.size()) << "a corpus jitdump without an expectation here";
+  for (const auto& c : cases) {
+    auto bytes = read_small_file(corpus(c.file));
+    ASSERT_TRUE(bytes) << c.file;
+    auto d = jit::parse_jitdump({reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()});
+    EXPECT_EQ(d.stopped, c.stopped) << c.file;
+
+    TempDir t;
+    const std::string dump = t / "jit-4242.dump", data = t / "jit.data";
+    write_file_atomic(dump, *bytes);
+    write_jit_recording(data, dump);
+    ChildUsage r = run_measured({sonde_bin(), "script", "-F", "ip,sym", "-i", data});
+    expect_bounded(r, c.file);
+    EXPECT_EQ(r.exit_code, 0) << c.file << ": " << r.err;
+    EXPECT_EQ(r.out, "            10004 " + c.symbol + "\n") << c.file;
+    EXPECT_NE(r.err.find("sonde script: jitdump: " + dump + " " + c.stopped + "\n"), std::string::npos)
+        << c.file << ": " << r.err;
+  }
+}
+
 }  // namespace sonde::test

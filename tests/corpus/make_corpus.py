@@ -99,8 +99,44 @@ def f7_kallsyms_index_zero_count():
     return b"SONDEKSI" + struct.pack("<IIQQQQQQ", 1, 0, 0, 0, 0xFFFFFFFF81000000, 0, 0, 0)
 
 
+# jitdumps (src/jit/jitdump.h): a 40-byte header, then records with a
+# 16-byte prefix {id, total_size, timestamp}.
+def jit_header(total_size=40):
+    return struct.pack("<IIIIIIQQ", 0x4A695444, 1, total_size, 62, 0, 4242, 0, 0)
+
+
+def jit_load(name, code, time=1, addr=0x10000, code_size=None, total=None):
+    body = struct.pack("<IIQQQQ", 4242, 4242, addr, addr, len(code) if code_size is None else code_size, 1)
+    body += name + b"\0" + code
+    size = 16 + len(body) if total is None else total
+    return struct.pack("<IIQ", 0, size, time) + body
+
+
+def j1_load_claims_1t_of_code():
+    # A load whose code_size (1 TiB) runs far past its 80-byte record.
+    return jit_header() + jit_load(b"ok", b"\xcc" * 8) + jit_load(b"big", b"", time=2, code_size=1 << 40)
+
+
+def j2_debug_info_claims_2e60_entries():
+    # DEBUG_INFO's nr_entry would size 2^60 lines from 32 bytes.
+    return jit_header() + jit_load(b"ok", b"\xcc" * 8) + struct.pack("<IIQQQ", 2, 32, 2, 0x10000, 1 << 60)
+
+
+def j3_header_claims_more_than_the_file():
+    return jit_header(total_size=0xFFFFFFFF) + jit_load(b"lost", b"\xcc" * 8)
+
+
+def j4_record_smaller_than_its_prefix():
+    # total_size 0 would never advance (a loop), 8 would read past the prefix.
+    return jit_header() + jit_load(b"ok", b"\xcc" * 8) + struct.pack("<IIQ", 3, 0, 2)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    write("j1_load_claims_1t_of_code.dump", j1_load_claims_1t_of_code())
+    write("j2_debug_info_claims_2e60_entries.dump", j2_debug_info_claims_2e60_entries())
+    write("j3_header_claims_more_than_the_file.dump", j3_header_claims_more_than_the_file())
+    write("j4_record_smaller_than_its_prefix.dump", j4_record_smaller_than_its_prefix())
     write("f1_data_loc_offset_wraps.data", f1_data_loc_wrap())
     write("f2_tracing_data_claims_4g.data", f2_tracing_data_4g())
     write("f2_auxtrace_claims_4g.data", f2_auxtrace_4g())

@@ -35,6 +35,10 @@ SyntheticStream::SyntheticStream(const std::string& path, uint64_t sample_type, 
   a.config = PERF_COUNT_SW_CPU_CLOCK;
   a.sample_type = sample_type;
   a.sample_id_all = 1;
+  if (layout.clockid >= 0) {
+    a.use_clockid = 1;
+    a.clockid = layout.clockid;
+  }
   const uint64_t ids[] = {kEventId};
   if (layout.size > sizeof a) {
     write_long_attr(*writer_, a, layout, kEventId);

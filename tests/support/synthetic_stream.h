@@ -19,6 +19,7 @@ namespace sonde::test {
 struct AttrLayout {
   uint32_t size = 0;
   std::vector<uint8_t> tail;
+  int32_t clockid = -1;  // >= 0: use_clockid with this clock
 };
 
 class SyntheticStream {

@@ -1,0 +1,61 @@
+#include "analysis/jit_timeline.h"
+
+#include <algorithm>
+
+#include "jit/jit_files.h"
+
+namespace sonde::analysis {
+
+namespace {
+constexpr uint64_t kMaxJitdumpBytes = 1ull << 30;  // as symbol/jitdump_source.cpp
+constexpr uint32_t kProtReadExec = 5;
+}  // namespace
+
+void JitTimeline::on_mmap(uint32_t pid, std::string_view path, AddressSpace& space) {
+  if (!jit::jitdump_pid(path)) return;
+  auto [it, fresh] = dumps_.try_emplace(pid);
+  if (!fresh) return;  // announced again (V8 maps it once per isolate): read once
+  Dump& d = it->second;
+  std::string file = jit::find_jit_file(path, copy_dirs_);
+  std::string why;
+  if (!jit::read_jit_file(file, kMaxJitdumpBytes, d.bytes, &why)) {
+    problems_.push_back(why);
+    return;
+  }
+  d.parsed = jit::parse_jitdump(std::span(reinterpret_cast<const uint8_t*>(d.bytes.data()), d.bytes.size()));
+  if (!d.parsed.stopped.empty()) problems_.push_back(file + " " + d.parsed.stopped);
+  d.path = space.intern_path(path);
+  d.order.resize(d.parsed.code.size());
+  for (uint32_t i = 0; i < d.order.size(); ++i) d.order[i] = i;
+  // Stable: loads with one timestamp keep the dump's order.
+  std::stable_sort(d.order.begin(), d.order.end(),
+                   [&](uint32_t a, uint32_t b) { return d.parsed.code[a].time < d.parsed.code[b].time; });
+  if (!same_clock_) place(d, UINT64_MAX, pid, space);
+}
+
+void JitTimeline::advance_slow(uint32_t pid, uint64_t time, AddressSpace& space) {
+  auto it = dumps_.find(pid);
+  if (it != dumps_.end() && it->second.next < it->second.order.size()) place(it->second, time, pid, space);
+}
+
+void JitTimeline::place(Dump& d, uint64_t time, uint32_t pid, AddressSpace& space) {
+  while (d.next < d.order.size()) {
+    const jit::JitCode& c = d.parsed.code[d.order[d.next]];
+    if (c.time > time) break;
+    ++d.next;
+    if (c.size == 0) continue;
+    space.add_code(pid, c.addr, c.addr + c.size, c.code_offset, kProtReadExec, d.path);
+  }
+}
+
+std::string JitTimeline::note() const {
+  std::string out;
+  for (const auto& p : problems_) out += (out.empty() ? "jitdump: " : "; ") + p;
+  if (!same_clock_ && !dumps_.empty())
+    out += std::string(out.empty() ? "" : "; ") +
+           "the recording's clock is not the jitdump's (CLOCK_MONOTONIC): JIT code reused at one address is named "
+           "after its last function";
+  return out;
+}
+
+}  // namespace sonde::analysis
