@@ -78,9 +78,10 @@ void write_html(const DiffArgs& a, const analysis::Profile& base, const analysis
 
 void run_diff(const DiffArgs& a) {
   const diff::DiffOptions o = diff_options(a);
-  Symbolizer symbolizer(a.symbols.options());
-  const analysis::Profile base = read_profile(a.base, symbolizer);
-  const analysis::Profile now = read_profile(a.now, symbolizer);
+  // One symbolizer per recording: each finds its own copies of JIT files.
+  Symbolizer base_symbols(a.symbols.options(a.base)), new_symbols(a.symbols.options(a.now));
+  const analysis::Profile base = read_profile(a.base, base_symbols);
+  const analysis::Profile now = read_profile(a.now, new_symbols);
   const auto diffs = diff::compute_diff(base, now, o);
   if (!a.to.empty()) return write_html(a, base, now, diffs);
   const std::string text = a.format == "json" ? diff::format_diff_json(diffs, o) : diff::format_diff_text(diffs, o);
