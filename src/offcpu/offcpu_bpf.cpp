@@ -4,12 +4,10 @@
 #include <bpf/libbpf.h>
 
 #include <cerrno>
-#include <cstdarg>
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
-#include <mutex>
 
+#include "bpf/embedded_object.h"
 #include "offcpu/offcpu_bpf_obj.h"  // generated: offcpu_bpf_o[], offcpu_bpf_o_len
 #include "util/error.h"
 
@@ -25,70 +23,20 @@ static_assert(offsetof(sonde_offcpu_event, key) == 16);
 static_assert(offsetof(sonde_offcpu_event, cpu) == 40);
 static_assert(offsetof(sonde_offcpu_start, user_stack) == 16);
 
-namespace {
-
-// libbpf reports through a global callback; keep its last line for the
-// one-line error instead of letting it write to stderr.
-std::mutex g_log_mu;
-std::string g_log;
-
-int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list ap) {
-  if (level == LIBBPF_DEBUG) return 0;
-  char buf[512];
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  std::lock_guard lk(g_log_mu);
-  g_log += buf;
-  if (g_log.size() > 4096) g_log.erase(0, g_log.size() - 4096);
-  return n;
-}
-
-std::string last_log_line() {
-  std::lock_guard lk(g_log_mu);
-  std::string s = g_log;
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  size_t nl = s.rfind('\n');
-  return nl == std::string::npos ? s : s.substr(nl + 1);
-}
-
-int map_fd(bpf_object* obj, const char* name) {
-  bpf_map* m = bpf_object__find_map_by_name(obj, name);
-  return m ? bpf_map__fd(m) : -1;
-}
-
-int prog_fd(bpf_object* obj, const char* name) {
-  bpf_program* p = bpf_object__find_program_by_name(obj, name);
-  return p ? bpf_program__fd(p) : -1;
-}
-
-}  // namespace
-
 OffcpuBpf::OffcpuBpf() {
-  libbpf_set_print(libbpf_log);
-  {
-    std::lock_guard lk(g_log_mu);
-    g_log.clear();
-  }
-  LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "sonde_offcpu");
-  obj_ = bpf_object__open_mem(offcpu_bpf_o, offcpu_bpf_o_len, &opts);
-  if (!obj_) throw_runtime("off-cpu: cannot open the embedded BPF program: {}", errno_text(errno));
-  if (bpf_object__load(obj_) != 0) {
-    int err = errno;
-    std::string why = last_log_line();
-    bpf_object__close(obj_);
-    obj_ = nullptr;
-    throw_runtime("off-cpu: cannot load the BPF program ({}){}{}", errno_text(err), why.empty() ? "" : ": ", why);
-  }
-  switch_prog_ = prog_fd(obj_, "sonde_offcpu_switch");
-  fork_prog_ = prog_fd(obj_, "sonde_offcpu_fork");
-  exit_prog_ = prog_fd(obj_, "sonde_offcpu_exit");
-  config_fd_ = map_fd(obj_, "config");
-  stats_fd_ = map_fd(obj_, "stats");
-  tgids_fd_ = map_fd(obj_, "tgids");
-  tids_fd_ = map_fd(obj_, "tids");
-  starts_fd_ = map_fd(obj_, "starts");
-  sums_fd_ = map_fd(obj_, "sums");
-  stacks_fd_ = map_fd(obj_, "stacks");
-  events_fd_ = map_fd(obj_, "events");
+  obj_ = bpf::open_embedded({offcpu_bpf_o, offcpu_bpf_o_len}, "sonde_offcpu", "off-cpu");
+  bpf::load_or_throw(obj_, "off-cpu");
+  switch_prog_ = bpf::prog_fd(obj_, "sonde_offcpu_switch");
+  fork_prog_ = bpf::prog_fd(obj_, "sonde_offcpu_fork");
+  exit_prog_ = bpf::prog_fd(obj_, "sonde_offcpu_exit");
+  config_fd_ = bpf::map_fd(obj_, "config");
+  stats_fd_ = bpf::map_fd(obj_, "stats");
+  tgids_fd_ = bpf::map_fd(obj_, "tgids");
+  tids_fd_ = bpf::map_fd(obj_, "tids");
+  starts_fd_ = bpf::map_fd(obj_, "starts");
+  sums_fd_ = bpf::map_fd(obj_, "sums");
+  stacks_fd_ = bpf::map_fd(obj_, "stacks");
+  events_fd_ = bpf::map_fd(obj_, "events");
   for (int fd : {switch_prog_, fork_prog_, exit_prog_, config_fd_, stats_fd_, tgids_fd_, tids_fd_, starts_fd_, sums_fd_,
                  stacks_fd_, events_fd_})
     if (fd < 0) {

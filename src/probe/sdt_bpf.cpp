@@ -8,14 +8,13 @@
 
 #include <cerrno>
 #include <cstddef>
-#include <cstdarg>
 #include <cstring>
 #include <algorithm>
 #include <iterator>
 #include <utility>
 #include <vector>
-#include <mutex>
 
+#include "bpf/embedded_object.h"
 #include "probe/sdt_bpf_obj.h"  // generated: sdt_bpf_o[], sdt_bpf_o_len
 #include "util/error.h"
 #include "util/fs.h"
@@ -39,69 +38,28 @@ static_assert(offsetof(sonde_sdt_raw, probe) == 8);
 static_assert(offsetof(sonde_sdt_raw, types) == 12);
 static_assert(offsetof(sonde_sdt_raw, values) == 24);
 
-namespace {
-
-// libbpf reports through a global callback; keep its last lines for our
-// one-line error instead of letting it write to stderr.
-std::mutex g_log_mu;
-std::string g_log;
-
-int libbpf_log(enum libbpf_print_level level, const char* fmt, va_list ap) {
-  if (level == LIBBPF_DEBUG) return 0;
-  char buf[512];
-  int n = std::vsnprintf(buf, sizeof buf, fmt, ap);
-  std::lock_guard lk(g_log_mu);
-  g_log += buf;
-  if (g_log.size() > 4096) g_log.erase(0, g_log.size() - 4096);
-  return n;
-}
-
-std::string last_log_line() {
-  std::lock_guard lk(g_log_mu);
-  std::string s = g_log;
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  size_t nl = s.rfind('\n');
-  return nl == std::string::npos ? s : s.substr(nl + 1);
-}
-
-int map_fd(bpf_object* obj, const char* name) {
-  bpf_map* m = bpf_object__find_map_by_name(obj, name);
-  return m ? bpf_map__fd(m) : -1;
-}
-
-}  // namespace
-
 SdtBpf::SdtBpf(uint32_t site_capacity, bool for_uprobe_multi) : site_capacity_(std::max<uint32_t>(site_capacity, 1)) {
-  libbpf_set_print(libbpf_log);
-  {
-    std::lock_guard lk(g_log_mu);
-    g_log.clear();
-  }
-  LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "sonde_sdt");
-  obj_ = bpf_object__open_mem(sdt_bpf_o, sdt_bpf_o_len, &opts);
-  if (!obj_) throw_runtime("sdt: cannot open the embedded BPF program: {}", errno_text(errno));
+  obj_ = bpf::open_embedded({sdt_bpf_o, sdt_bpf_o_len}, "sonde_sdt", "sdt");
   bpf_program* prog = bpf_object__find_program_by_name(obj_, "sonde_sdt");
-  if (!prog) throw_runtime("sdt: the embedded BPF object has no program");
+  if (!prog) {
+    bpf_object__close(obj_);
+    obj_ = nullptr;
+    throw_runtime("sdt: the embedded BPF object has no program");
+  }
   // libbpf 1.1 does not know uprobe.multi sections: load as a kprobe program
   // with the uprobe_multi expected attach type, which is what the kernel
   // wants; perf event links want a plain kprobe program (type 0).
   bpf_program__set_type(prog, BPF_PROG_TYPE_KPROBE);
   bpf_program__set_expected_attach_type(prog, static_cast<bpf_attach_type>(for_uprobe_multi ? kBpfTraceUprobeMulti : 0));
   if (bpf_map* sites = bpf_object__find_map_by_name(obj_, "sites")) bpf_map__set_max_entries(sites, site_capacity_);
-  if (bpf_object__load(obj_) != 0) {
-    int err = errno;
-    std::string why = last_log_line();
-    bpf_object__close(obj_);
-    obj_ = nullptr;
-    throw_runtime("sdt: cannot load the BPF program ({}){}{}", errno_text(err), why.empty() ? "" : ": ", why);
-  }
+  bpf::load_or_throw(obj_, "sdt");
   prog_fd_ = bpf_program__fd(prog);
-  if (bpf_program* fork = bpf_object__find_program_by_name(obj_, "sonde_sdt_fork")) fork_prog_fd_ = bpf_program__fd(fork);
-  if (bpf_program* exit = bpf_object__find_program_by_name(obj_, "sonde_sdt_exit")) exit_prog_fd_ = bpf_program__fd(exit);
-  events_fd_ = map_fd(obj_, "events");
-  sites_fd_ = map_fd(obj_, "sites");
-  tgids_fd_ = map_fd(obj_, "tgids");
-  config_fd_ = map_fd(obj_, "config");
+  fork_prog_fd_ = bpf::prog_fd(obj_, "sonde_sdt_fork");
+  exit_prog_fd_ = bpf::prog_fd(obj_, "sonde_sdt_exit");
+  events_fd_ = bpf::map_fd(obj_, "events");
+  sites_fd_ = bpf::map_fd(obj_, "sites");
+  tgids_fd_ = bpf::map_fd(obj_, "tgids");
+  config_fd_ = bpf::map_fd(obj_, "config");
   if (prog_fd_ < 0 || fork_prog_fd_ < 0 || exit_prog_fd_ < 0 || events_fd_ < 0 || sites_fd_ < 0 || tgids_fd_ < 0 || config_fd_ < 0) {
     bpf_object__close(obj_);
     obj_ = nullptr;
