@@ -6,7 +6,11 @@
  * the ring buffer (one event per block at or above the threshold) or into
  * the sums map per (thread, stacks, kind), which the recorder drains at
  * least every 100 ms. Threads are filtered here, in the kernel: only the
- * recorded processes and their children pay for a stack walk. */
+ * recorded processes and their children pay for a stack walk.
+ * With --call-graph dwarf, each switch-out also copies the user registers
+ * and the top of the user stack (by task pointer, in `copies`); a long
+ * block goes out with that copy, which the report unwinds with the
+ * objects' CFI (frame-pointer stacks stop in libraries built without them). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -82,6 +86,24 @@ struct {
   __uint(value_size, SONDE_OFFCPU_MAX_FRAMES * sizeof(__u64));
 } stacks SEC(".maps");
 
+/* --call-graph dwarf: the user stack copy of each followed thread that is
+ * off CPU now, by task pointer. Preallocated (max_entries set by the
+ * loader: 1 without dwarf); `scratch` is where a copy is built, since a
+ * BPF stack holds 512 bytes. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1);
+  __type(key, __u64);
+  __type(value, struct sonde_offcpu_stack_event);
+} copies SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct sonde_offcpu_stack_event);
+} scratch SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
   __uint(max_entries, 1 << 20);
@@ -140,6 +162,68 @@ static __always_inline void add_to_sums(const struct sonde_offcpu_key *key, __u6
   send_one(key, now, ns);
 }
 
+/* The kernel's x86-64 struct pt_regs (arch/x86/include/asm/ptrace.h): the
+ * user registers saved at kernel entry, at the top of the task's stack. */
+struct sonde_x86_pt_regs {
+  __u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+/* One try to copy `want` (at most SONDE_OFFCPU_STACK_MAX) bytes from sp. */
+static __always_inline __u32 try_read(__u8 *to, __u32 want, __u64 sp) {
+  if (want > SONDE_OFFCPU_STACK_MAX) want = SONDE_OFFCPU_STACK_MAX;
+  return want && bpf_probe_read_user(to, want, (void *)sp) == 0 ? want : 0;
+}
+
+/* The most of `want` bytes of user stack readable from sp, in halves down
+ * to an eighth (a stack top near the end of its mapping); 0 if none. */
+static __always_inline __u32 read_user_stack(__u8 *to, __u32 want, __u64 sp) {
+  __u32 got = try_read(to, want, sp);
+  if (!got) got = try_read(to, want / 2, sp);
+  if (!got) got = try_read(to, want / 4, sp);
+  if (!got) got = try_read(to, want / 8, sp);
+  return got;
+}
+
+/* Copies the current task's user registers and up to cfg->stack_bytes of
+ * its user stack into `copies` under `task`. A stack whose top is nearer
+ * than that to the end of its mapping is copied in halves until it fits. */
+static __always_inline void copy_user_stack(const struct sonde_offcpu_config *cfg, __u64 task) {
+  __u32 zero = 0;
+  struct sonde_offcpu_stack_event *c = bpf_map_lookup_elem(&scratch, &zero);
+  if (!c) return;
+  struct sonde_x86_pt_regs r;
+  long regs = bpf_task_pt_regs(bpf_get_current_task_btf());
+  if (!regs || bpf_probe_read_kernel(&r, sizeof r, (void *)regs) != 0) {
+    count(SONDE_OFFCPU_STAT_NO_USER);
+    return;
+  }
+  __u64 perf_order[SONDE_OFFCPU_NREGS] = {r.ax, r.bx, r.cx, r.dx, r.si, r.di, r.bp, r.sp, r.ip, r.flags,
+                                          r.cs, r.ss, r.r8, r.r9, r.r10, r.r11, r.r12, r.r13, r.r14, r.r15};
+  __builtin_memcpy(c->regs, perf_order, sizeof perf_order);
+  c->stack_size = read_user_stack(c->stack, cfg->stack_bytes, r.sp);
+  /* An exiting thread has released its memory: nothing to copy. */
+  if (!c->stack_size)
+    count(SONDE_OFFCPU_STAT_NO_USER);
+  else if (bpf_map_update_elem(&copies, &task, c, BPF_ANY) != 0)
+    count(SONDE_OFFCPU_STAT_COPIES_FULL);
+}
+
+/* Sends a long block with its user stack copy; false when it has none. */
+static __always_inline int send_with_copy(const struct sonde_offcpu_key *key, __u64 task, __u64 now, __u64 ns) {
+  struct sonde_offcpu_stack_event *c = bpf_map_lookup_elem(&copies, &task);
+  if (!c) return 0;
+  c->e.time = now;
+  c->e.ns = ns;
+  c->e.key = *key;
+  c->e.cpu = bpf_get_smp_processor_id();
+  c->e.pad = 0;
+  __u64 n = c->stack_size;
+  if (n > SONDE_OFFCPU_STACK_MAX) n = SONDE_OFFCPU_STACK_MAX;
+  if (bpf_ringbuf_output(&events, c, __builtin_offsetof(struct sonde_offcpu_stack_event, stack) + n, 0) != 0)
+    count(SONDE_OFFCPU_STAT_RING_FULL);
+  return 1;
+}
+
 /* TP_PROTO(bool preempt, struct task_struct *prev, struct task_struct *next,
  * unsigned int prev_state) since Linux 5.18. The current task is still prev. */
 SEC("raw_tracepoint/sched_switch")
@@ -170,7 +254,10 @@ int sonde_offcpu_switch(struct bpf_raw_tracepoint_args *ctx) {
      * blocks in the same few places). */
     s.kernel_stack = bpf_get_stackid(ctx, &stacks, BPF_F_FAST_STACK_CMP);
     s.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP);
-    if (bpf_map_update_elem(&starts, &prev, &s, BPF_ANY) != 0) count(SONDE_OFFCPU_STAT_STARTS_FULL);
+    if (bpf_map_update_elem(&starts, &prev, &s, BPF_ANY) != 0)
+      count(SONDE_OFFCPU_STAT_STARTS_FULL);
+    else if (cfg->stack_bytes)
+      copy_user_stack(cfg, prev);
   }
 
   struct sonde_offcpu_start *s = bpf_map_lookup_elem(&starts, &next);
@@ -179,10 +266,11 @@ int sonde_offcpu_switch(struct bpf_raw_tracepoint_args *ctx) {
       .pid = s->pid, .tid = s->tid, .user_stack = s->user_stack, .kernel_stack = s->kernel_stack, .kind = s->kind};
   __u64 ns = now > s->time ? now - s->time : 0;
   bpf_map_delete_elem(&starts, &next);
-  if (ns >= cfg->thresh_ns)
-    send_one(&key, now, ns);
-  else
+  if (ns < cfg->thresh_ns)
     add_to_sums(&key, now, ns);
+  else if (!cfg->stack_bytes || !send_with_copy(&key, next, now, ns))
+    send_one(&key, now, ns);
+  if (cfg->stack_bytes) bpf_map_delete_elem(&copies, &next);
   return 0;
 }
 

@@ -25,12 +25,23 @@
 #define SONDE_OFFCPU_STAT_STARTS_FULL 1 /* a switch-out not remembered: starts map full */
 #define SONDE_OFFCPU_STAT_SUMS_FULL 2   /* a short block sent alone: sums map full */
 #define SONDE_OFFCPU_STAT_BAD_ARGS 3    /* the tracepoint's prev is not the current task */
-#define SONDE_OFFCPU_NSTATS 4
+#define SONDE_OFFCPU_STAT_COPIES_FULL 4 /* --call-graph dwarf: a user stack copy not kept (copies map full) */
+#define SONDE_OFFCPU_STAT_NO_USER 5     /* --call-graph dwarf: no user stack to copy (an exiting thread) */
+#define SONDE_OFFCPU_NSTATS 6
+
+/* --call-graph dwarf: the most user stack bytes copied at a switch-out
+ * (perf's default dwarf size), and the user registers copied with them:
+ * perf's x86-64 unwinding set (sample_regs_user 0xff0fff), in its order
+ * AX BX CX DX SI DI BP SP IP FLAGS CS SS R8..R15. */
+#define SONDE_OFFCPU_STACK_MAX 8192
+#define SONDE_OFFCPU_NREGS 20
 
 struct sonde_offcpu_config {
-  __u64 thresh_ns; /* blocks at least this long are sent one by one */
-  __u32 mode;      /* SONDE_OFFCPU_ALL or SONDE_OFFCPU_TARGETS */
-  __u32 self_tgid; /* the recorder: never followed */
+  __u64 thresh_ns;   /* blocks at least this long are sent one by one */
+  __u32 mode;        /* SONDE_OFFCPU_ALL or SONDE_OFFCPU_TARGETS */
+  __u32 self_tgid;   /* the recorder: never followed */
+  __u32 stack_bytes; /* --call-graph dwarf: user stack bytes to copy (at most SONDE_OFFCPU_STACK_MAX); 0: none */
+  __u32 pad;
 };
 
 /* A followed thread that went off CPU, by task pointer. */
@@ -69,6 +80,16 @@ struct sonde_offcpu_event {
   struct sonde_offcpu_key key;
   __u32 cpu;
   __u32 pad;
+};
+
+/* --call-graph dwarf: a long block with the user registers and stack of
+ * its switch-out, for unwinding with the objects' CFI at report time. The
+ * ring buffer carries only the stack_size bytes of stack[] that hold data. */
+struct sonde_offcpu_stack_event {
+  struct sonde_offcpu_event e;
+  __u64 regs[SONDE_OFFCPU_NREGS];
+  __u64 stack_size;
+  __u8 stack[SONDE_OFFCPU_STACK_MAX];
 };
 
 #endif

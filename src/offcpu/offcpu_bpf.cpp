@@ -14,7 +14,7 @@
 namespace sonde::offcpu {
 
 // The BPF side is compiled by clang for another target: pin the shared layout.
-static_assert(sizeof(sonde_offcpu_config) == 16);
+static_assert(sizeof(sonde_offcpu_config) == 24);
 static_assert(sizeof(sonde_offcpu_start) == 32);
 static_assert(sizeof(sonde_offcpu_key) == 24);
 static_assert(sizeof(sonde_offcpu_sum) == 24);
@@ -22,9 +22,27 @@ static_assert(sizeof(sonde_offcpu_event) == 48);
 static_assert(offsetof(sonde_offcpu_event, key) == 16);
 static_assert(offsetof(sonde_offcpu_event, cpu) == 40);
 static_assert(offsetof(sonde_offcpu_start, user_stack) == 16);
+static_assert(offsetof(sonde_offcpu_stack_event, regs) == 48);
+static_assert(offsetof(sonde_offcpu_stack_event, stack_size) == 48 + 8 * SONDE_OFFCPU_NREGS);
+static_assert(offsetof(sonde_offcpu_stack_event, stack) == 56 + 8 * SONDE_OFFCPU_NREGS);
 
-OffcpuBpf::OffcpuBpf() {
+namespace {
+
+// The ring buffer; with --call-graph dwarf it carries a user stack copy
+// with each long block.
+constexpr uint32_t kRingBytes = 1u << 20, kRingBytesWithStacks = 8u << 20;
+
+void size_maps(bpf_object* obj, bool user_stacks) {
+  if (bpf_map* m = bpf_object__find_map_by_name(obj, "copies")) bpf_map__set_max_entries(m, user_stacks ? kUserStackCopies : 1);
+  if (bpf_map* m = bpf_object__find_map_by_name(obj, "events"))
+    bpf_map__set_max_entries(m, user_stacks ? kRingBytesWithStacks : kRingBytes);
+}
+
+}  // namespace
+
+OffcpuBpf::OffcpuBpf(bool user_stacks) {
   obj_ = bpf::open_embedded({offcpu_bpf_o, offcpu_bpf_o_len}, "sonde_offcpu", "off-cpu");
+  size_maps(obj_, user_stacks);
   bpf::load_or_throw(obj_, "off-cpu");
   switch_prog_ = bpf::prog_fd(obj_, "sonde_offcpu_switch");
   fork_prog_ = bpf::prog_fd(obj_, "sonde_offcpu_fork");
@@ -37,8 +55,10 @@ OffcpuBpf::OffcpuBpf() {
   sums_fd_ = bpf::map_fd(obj_, "sums");
   stacks_fd_ = bpf::map_fd(obj_, "stacks");
   events_fd_ = bpf::map_fd(obj_, "events");
+  copies_fd_ = bpf::map_fd(obj_, "copies");
+  scratch_fd_ = bpf::map_fd(obj_, "scratch");
   for (int fd : {switch_prog_, fork_prog_, exit_prog_, config_fd_, stats_fd_, tgids_fd_, tids_fd_, starts_fd_, sums_fd_,
-                 stacks_fd_, events_fd_})
+                 stacks_fd_, events_fd_, copies_fd_, scratch_fd_})
     if (fd < 0) {
       bpf_object__close(obj_);
       obj_ = nullptr;
@@ -104,7 +124,20 @@ int OffcpuBpf::ring_callback(void* ctx, void* data, size_t size) {
   if (size < sizeof(sonde_offcpu_event) || !self->on_event_) return 0;
   sonde_offcpu_event e;
   std::memcpy(&e, data, sizeof e);
-  (*self->on_event_)(e);
+  // A block with a user stack copy: the event, the registers, the stack's
+  // size and that many bytes (the program sends no more).
+  UserStack user;
+  constexpr size_t kStackAt = offsetof(sonde_offcpu_stack_event, stack);
+  if (size >= kStackAt) {
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    uint64_t stack_size;
+    std::memcpy(&stack_size, bytes + offsetof(sonde_offcpu_stack_event, stack_size), 8);
+    if (stack_size <= size - kStackAt) {
+      user.regs = {bytes + offsetof(sonde_offcpu_stack_event, regs), 8 * SONDE_OFFCPU_NREGS};
+      user.stack = {bytes + kStackAt, static_cast<size_t>(stack_size)};
+    }
+  }
+  (*self->on_event_)(e, user);
   return 0;
 }
 

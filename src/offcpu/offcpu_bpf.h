@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,16 @@ struct ring_buffer;
 
 namespace sonde::offcpu {
 
+// With --call-graph dwarf: threads off CPU at once that can hold a user
+// stack copy (preallocated, ~8.4 KB each).
+inline constexpr uint32_t kUserStackCopies = 1024;
+
 class OffcpuBpf {
  public:
-  // Loads the program and creates its maps. Throws sonde::Error (runtime)
-  // with the kernel's reason when BPF cannot be used.
-  OffcpuBpf();
+  // Loads the program and creates its maps; with `user_stacks` (--call-graph
+  // dwarf) the user stack copies' map and a larger ring buffer. Throws
+  // sonde::Error (runtime) with the kernel's reason when BPF cannot be used.
+  explicit OffcpuBpf(bool user_stacks = false);
   ~OffcpuBpf();
   OffcpuBpf(const OffcpuBpf&) = delete;
   OffcpuBpf& operator=(const OffcpuBpf&) = delete;
@@ -38,8 +44,15 @@ class OffcpuBpf {
   void attach(bool follow_forks);
   void detach();
 
-  // Long blocks: calls `on_event` for each event in the ring buffer.
-  using EventFn = std::function<void(const sonde_offcpu_event&)>;
+  // A long block's user registers (SONDE_OFFCPU_NREGS u64s in perf's
+  // order) and stack bytes; both empty when the block has no copy.
+  struct UserStack {
+    std::span<const uint8_t> regs;
+    std::span<const uint8_t> stack;
+  };
+  // Long blocks: calls `on_event` for each event in the ring buffer. The
+  // spans are valid during the call.
+  using EventFn = std::function<void(const sonde_offcpu_event&, const UserStack&)>;
   void consume_events(const EventFn& on_event);
   int events_fd() const;  // pollable: readable when the ring buffer has events
   // Short blocks: takes (and removes) every aggregated sum.
@@ -56,7 +69,7 @@ class OffcpuBpf {
   ring_buffer* ring_ = nullptr;
   int switch_prog_ = -1, fork_prog_ = -1, exit_prog_ = -1;
   int config_fd_ = -1, stats_fd_ = -1, tgids_fd_ = -1, tids_fd_ = -1, starts_fd_ = -1, sums_fd_ = -1;
-  int stacks_fd_ = -1, events_fd_ = -1;
+  int stacks_fd_ = -1, events_fd_ = -1, copies_fd_ = -1, scratch_fd_ = -1;
   std::vector<UniqueFd> links_;
   std::vector<sonde_offcpu_key> sum_keys_;  // take_sums' scratch
   const EventFn* on_event_ = nullptr;  // during consume_events

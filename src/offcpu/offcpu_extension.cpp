@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "offcpu/offcpu_bpf.h"
@@ -73,10 +74,14 @@ OffcpuExtension::~OffcpuExtension() { stop(); }
 void OffcpuExtension::prepare(const record::RecordTarget& target, const perf_event_attr& base) {
   base_ = base;
   if (auto text = read_small_file("/proc/kallsyms")) scheduler_ = scheduler_range(*text);
-  bpf_ = std::make_unique<OffcpuBpf>();
+  // --call-graph dwarf: the recorder's events copy user stacks, and so do
+  // long blocks (docs/offcpu.md).
+  const uint32_t stack_bytes = std::min<uint32_t>(base.sample_stack_user, SONDE_OFFCPU_STACK_MAX);
+  bpf_ = std::make_unique<OffcpuBpf>(stack_bytes != 0);
   filter_ = !target.system_wide;
   sonde_offcpu_config c{};
-  c.thresh_ns = options_.thresh_ms * 1000000ULL;
+  c.stack_bytes = stack_bytes;
+  c.thresh_ns = options_.thresh_ms.value_or(stack_bytes ? kDefaultDwarfThreshMs : kDefaultThreshMs) * 1000000ULL;
   c.mode = filter_ ? SONDE_OFFCPU_TARGETS : SONDE_OFFCPU_ALL;
   c.self_tgid = static_cast<uint32_t>(::getpid());
   bpf_->configure(c);
@@ -104,7 +109,7 @@ const std::vector<uint64_t>& OffcpuExtension::frames(int32_t stack_id, bool kern
 }
 
 void OffcpuExtension::write_block(const record::RecordWrite& write, const sonde_offcpu_key& key, uint32_t cpu,
-                                  uint64_t time, uint64_t ns) {
+                                  uint64_t time, uint64_t ns, const OffcpuBpf::UserStack& copy) {
   OffcpuSample s;
   s.id = key.kind == SONDE_OFFCPU_PREEMPT ? kOffcpuPreemptId : kOffcpuBlockedId;
   s.pid = key.pid;
@@ -114,6 +119,9 @@ void OffcpuExtension::write_block(const record::RecordWrite& write, const sonde_
   s.ns = ns;
   s.kernel = frames(key.kernel_stack, true);
   s.user = frames(key.user_stack, false);
+  s.dwarf_layout = base_.sample_stack_user != 0;
+  s.regs = copy.regs;
+  s.stack = copy.stack;
   size_t n = build_offcpu_sample(record_, s);
   write(std::span<const uint8_t>(record_.data(), n));
   ++written_;
@@ -140,7 +148,9 @@ void OffcpuExtension::flush_open_blocks(const record::RecordWrite& write) {
 size_t OffcpuExtension::produce(const record::RecordWrite& write, bool final) {
   if (!bpf_ || stopped_) return 0;
   written_ = 0;
-  bpf_->consume_events([&](const sonde_offcpu_event& e) { write_block(write, e.key, e.cpu, e.time, e.ns); });
+  bpf_->consume_events([&](const sonde_offcpu_event& e, const OffcpuBpf::UserStack& copy) {
+    write_block(write, e.key, e.cpu, e.time, e.ns, copy);
+  });
   auto now = std::chrono::steady_clock::now();
   if (final || now - last_flush_ >= kFlushInterval) {
     last_flush_ = now;
@@ -148,7 +158,9 @@ size_t OffcpuExtension::produce(const record::RecordWrite& write, bool final) {
   }
   if (final) {
     bpf_->detach();  // nothing more can arrive: take what is left
-    bpf_->consume_events([&](const sonde_offcpu_event& e) { write_block(write, e.key, e.cpu, e.time, e.ns); });
+    bpf_->consume_events([&](const sonde_offcpu_event& e, const OffcpuBpf::UserStack& copy) {
+    write_block(write, e.key, e.cpu, e.time, e.ns, copy);
+  });
     flush_sums(write);
     flush_open_blocks(write);
     warn_losses();
@@ -158,11 +170,15 @@ size_t OffcpuExtension::produce(const record::RecordWrite& write, bool final) {
 
 void OffcpuExtension::warn_losses() const {
   uint64_t ring = bpf_->stat(SONDE_OFFCPU_STAT_RING_FULL), starts = bpf_->stat(SONDE_OFFCPU_STAT_STARTS_FULL);
-  uint64_t bad = bpf_->stat(SONDE_OFFCPU_STAT_BAD_ARGS);
+  uint64_t bad = bpf_->stat(SONDE_OFFCPU_STAT_BAD_ARGS), no_copy = bpf_->stat(SONDE_OFFCPU_STAT_COPIES_FULL);
   if (ring || starts)
     std::fprintf(stderr, "sonde: warning: off-cpu: %llu blocks lost (ring buffer full), %llu switch-outs not followed "
                  "(too many threads off CPU)\n", static_cast<unsigned long long>(ring),
                  static_cast<unsigned long long>(starts));
+  if (no_copy)
+    std::fprintf(stderr, "sonde: warning: off-cpu: %llu switch-outs without a user stack copy (more than %u "
+                 "threads off CPU at once); their blocks have frame-pointer stacks\n",
+                 static_cast<unsigned long long>(no_copy), kUserStackCopies);
   if (bad)
     std::fprintf(stderr, "sonde: warning: off-cpu: this kernel's sched_switch tracepoint has another argument layout; "
                  "%llu switches ignored\n", static_cast<unsigned long long>(bad));

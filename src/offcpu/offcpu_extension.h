@@ -10,25 +10,29 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "offcpu/offcpu_abi.h"
+#include "offcpu/offcpu_bpf.h"
 #include "record/record_extension.h"
 
 namespace sonde::offcpu {
 
-class OffcpuBpf;
 
 // perf's default --off-cpu-thresh.
 inline constexpr uint64_t kDefaultThreshMs = 500;
+// The default with --call-graph dwarf: only blocks sent one by one carry a
+// user stack copy (a sum cannot), so the blocks that matter must be sent.
+inline constexpr uint64_t kDefaultDwarfThreshMs = 1;
 // The recorder flushes the in-kernel sums at least this often.
 inline constexpr auto kFlushInterval = std::chrono::milliseconds(50);
 
 struct OffcpuOptions {
-  uint64_t thresh_ms = kDefaultThreshMs;
+  std::optional<uint64_t> thresh_ms;  // --off-cpu-thresh; unset: kDefaultThreshMs, or kDefaultDwarfThreshMs
 };
 
 // Parses --off-cpu-thresh: milliseconds, an integer from 0 to one hour.
@@ -67,7 +71,7 @@ class OffcpuExtension : public record::RecordExtension {
 
  private:
   void write_block(const record::RecordWrite& write, const sonde_offcpu_key& key, uint32_t cpu, uint64_t time,
-                   uint64_t ns);
+                   uint64_t ns, const OffcpuBpf::UserStack& copy = {});
   const std::vector<uint64_t>& frames(int32_t stack_id, bool kernel);
   void flush_sums(const record::RecordWrite& write);
   void flush_open_blocks(const record::RecordWrite& write);

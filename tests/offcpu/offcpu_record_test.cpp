@@ -237,6 +237,51 @@ TEST_F(OffcpuRecord, PerfReadsTheStreamAndNamesTheSameFunctions) {
   EXPECT_NE(report.out.find("nap"), std::string::npos) << report.out;
 }
 
+// Frame pointers stop in glibc (Debian builds it without them): with
+// --call-graph dwarf each long block carries the user registers and stack
+// of its switch-out, and the report unwinds them with the objects' CFI,
+// through pthread_cond_wait into the fixture's own wait_cond().
+TEST_F(OffcpuRecord, DwarfNamesTheCallersOfWaitsInsideLibc) {
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--call-graph", "dwarf", "-o",
+                  *dir_ / "dwarf.data", "--", bin()});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  EXPECT_EQ(rec.err, "") << "no copy lost";
+  const auto measured = fixture_ms(rec.out);
+  for (const char* reader : {"sonde", "perf"}) {
+    SCOPED_TRACE(reader);
+    auto script = std::string(reader) == "perf"
+                      ? run({"perf", "script", "-i", *dir_ / "dwarf.data", "-F", kScriptFields})
+                      : run({sonde_bin(), "script", "-i", *dir_ / "dwarf.data", "-F", kScriptFields});
+    ASSERT_EQ(script.exit_code, 0) << script.err;
+    auto samples = parse_script(script.out);
+    const std::string blocked = "offcpu-time";
+    // The default threshold with dwarf is 1 ms: every block is its own
+    // sample, each under its own function and kernel path.
+    double cond = total_ms(samples, "wait_cond", blocked, {"wait_cond", "futex_wait", "schedule"});
+    double nap = total_ms(samples, "nap", blocked, {"nap", "do_nanosleep", "schedule"});
+    double pipe = total_ms(samples, "wait_pipe", blocked, {"wait_pipe", "schedule"});
+    EXPECT_NEAR(cond, measured.at("wait_cond"), measured.at("wait_cond") * 0.05);
+    EXPECT_NEAR(nap, measured.at("nap"), measured.at("nap") * 0.05);
+    EXPECT_NEAR(pipe, measured.at("wait_pipe"), measured.at("wait_pipe") * 0.05);
+    size_t conds = 0;
+    for (const auto& s : samples)
+      if (s.comm == "wait_cond" && s.event == blocked && s.has("wait_cond") && s.period >= 10000000) ++conds;
+    EXPECT_EQ(conds, 10u);
+  }
+}
+
+// Without dwarf the same waits end in libc: the test above would fail
+// for lack of the user frames, which is what makes it a test.
+TEST_F(OffcpuRecord, FramePointersAloneStopInLibc) {
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "1", "-o",
+                  *dir_ / "fp.data", "--", bin()});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto script = run({sonde_bin(), "script", "-i", *dir_ / "fp.data", "-F", kScriptFields});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  auto samples = parse_script(script.out);
+  EXPECT_EQ(total_ms(samples, "wait_cond", "offcpu-time", {"wait_cond", "futex_wait"}), 0.0);
+}
+
 TEST_F(OffcpuRecord, WallViewAddsUpToTheThreadsElapsedTime) {
   // One thread: 200 ms of spin(), then 10 x 50 ms of nap().
   auto rec = run({sonde_bin(), "record", "-q", "-g", "-e", "cpu-clock", "--off-cpu", "-o", *dir_ / "wall.data", "--",

@@ -2,10 +2,13 @@
 // format library's own decoder, to exactly what went in.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include "format/perf_abi.h"
 #include "format/session.h"
+#include "format/user_regs.h"
 #include "offcpu/offcpu_extension.h"
 #include "offcpu/offcpu_sample.h"
 #include "util/error.h"
@@ -84,11 +87,62 @@ TEST(OffcpuSample, AtMost127FramesInAllAsTheKernelWrites) {
   s.user = user;
   std::vector<uint8_t> buf(kOffcpuSampleMax);
   size_t n = build_offcpu_sample(buf, s);
-  EXPECT_EQ(n, kOffcpuSampleMax);
+  EXPECT_EQ(n, kOffcpuChainSampleMax);
   format::Sample out;
   ASSERT_TRUE(format::decode_sample_body(offcpu_attr(base_attr()), std::span<const uint8_t>(buf).subspan(8, n - 8), out));
   EXPECT_EQ(out.callchain_size(), 2u + 127u);
   EXPECT_EQ(out.callchain_at(21), static_cast<uint64_t>(PERF_CONTEXT_USER));
+}
+
+perf_event_attr dwarf_base() {
+  perf_event_attr a = base_attr();
+  a.sample_regs_user = format::kUnwindRegsX86_64;
+  a.sample_stack_user = 65528;  // more than the program copies
+  return a;
+}
+
+TEST(OffcpuSample, DwarfBlockCarriesRegistersAndStackAndNoUserFrames) {
+  const perf_event_attr attr = offcpu_attr(dwarf_base());
+  EXPECT_EQ(attr.sample_type, kOffcpuDwarfSampleType);
+  EXPECT_EQ(attr.sample_regs_user, format::kUnwindRegsX86_64);
+  EXPECT_EQ(attr.sample_stack_user, static_cast<uint32_t>(SONDE_OFFCPU_STACK_MAX));
+  const std::array<uint64_t, 2> kernel{0xffffffff81000010, 0xffffffff81000020};
+  const std::array<uint64_t, 1> user{0x401000};
+  std::array<uint8_t, 8 * SONDE_OFFCPU_NREGS> regs{};
+  for (size_t i = 0; i < regs.size(); ++i) regs[i] = static_cast<uint8_t>(i);
+  std::vector<uint8_t> stack(4096);
+  for (size_t i = 0; i < stack.size(); ++i) stack[i] = static_cast<uint8_t>(i * 7);
+  OffcpuSample s;
+  s.kernel = kernel;
+  s.user = user;
+  s.dwarf_layout = true;
+  s.regs = regs;
+  s.stack = stack;
+  std::vector<uint8_t> buf(kOffcpuSampleMax);
+  size_t n = build_offcpu_sample(buf, s);
+  format::Sample out;
+  ASSERT_TRUE(format::decode_sample_body(attr, std::span<const uint8_t>(buf).subspan(8, n - 8), out));
+  EXPECT_EQ(out.callchain_size(), 3u) << "the kernel part only: the unwinder makes the user part";
+  EXPECT_EQ(out.regs_abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_64));
+  EXPECT_TRUE(std::equal(out.regs_user.begin(), out.regs_user.end(), regs.begin(), regs.end()));
+  EXPECT_TRUE(std::equal(out.stack_user.begin(), out.stack_user.end(), stack.begin(), stack.end()));
+}
+
+TEST(OffcpuSample, DwarfSumWithoutACopyKeepsItsFramePointerFrames) {
+  const std::array<uint64_t, 1> kernel{0xffffffff81000010};
+  const std::array<uint64_t, 2> user{0x401000, 0x402000};
+  OffcpuSample s;
+  s.kernel = kernel;
+  s.user = user;
+  s.dwarf_layout = true;
+  std::vector<uint8_t> buf(kOffcpuSampleMax);
+  size_t n = build_offcpu_sample(buf, s);
+  format::Sample out;
+  ASSERT_TRUE(format::decode_sample_body(offcpu_attr(dwarf_base()), std::span<const uint8_t>(buf).subspan(8, n - 8), out));
+  EXPECT_EQ(out.callchain_size(), 5u);
+  EXPECT_EQ(out.regs_abi, static_cast<uint64_t>(PERF_SAMPLE_REGS_ABI_NONE));
+  EXPECT_TRUE(out.regs_user.empty());
+  EXPECT_TRUE(out.stack_user.empty());
 }
 
 TEST(OffcpuSample, TwoEventsNamedAsPerf) {
