@@ -240,7 +240,8 @@ void register_record(CLI::App& app, int& exit_code) {
                 "docs/offcpu.md). Without -e, cpu-clock is recorded too, as perf; -e dummy for off-CPU alone");
   auto* thresh = cmd->add_option("--off-cpu-thresh", a->off_cpu_thresh,
                                  "With --off-cpu: blocks of at least MS milliseconds are one sample each, with "
-                                 "their time (default 500; 1 with --call-graph dwarf, whose user stack copies only such samples carry); shorter ones are summed per thread and stack in the "
+                                 "their time (default 500; 1 with --call-graph dwarf, since only those carry "
+                                 "the user stack copy); shorter ones are summed per thread and stack in the "
                                  "kernel and written every 50 ms");
   auto* max_files = cmd->add_option("--switch-max-files", a->switch_max_files,
                                     "With --switch-output: keep only the newest N files");
