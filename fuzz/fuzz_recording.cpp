@@ -1,9 +1,13 @@
 // Recordings: pipe and file mode (both may hold zstd COMPRESSED records), read
 // from a regular file and, for pipe mode, also from a pipe; the walk builds
-// the session and address space and resolves every sample's frames.
+// the session and address space and resolves every sample's frames, and
+// `script -D` prints every record's text (KSYMBOL, BPF_EVENT, ... included).
 #include <vector>
 
+#include <cstdio>
+
 #include "format/stream_reader.h"
+#include "script/raw_dump.h"
 #include "fuzz_input.h"
 #include "analysis/frames.h"
 #include "analysis/recording_walker.h"
@@ -19,6 +23,12 @@ void walk(const std::string& path) {
     walker.run([&](const sonde::format::Sample& s) { sonde::analysis::sample_frames(s, walker.space(), frames); });
   } catch (const sonde::Error&) {
     // A one-line error is the right outcome for most inputs.
+  }
+  try {
+    auto reader = sonde::format::open_recording(path);
+    static std::FILE* sink = std::fopen("/dev/null", "w");
+    sonde::script::dump_raw_records(*reader, path, sink);
+  } catch (const sonde::Error&) {
   }
 }
 

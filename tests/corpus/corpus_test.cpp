@@ -102,7 +102,8 @@ TEST(Corpus, EachRecordingHasItsExactOutcomeFromAFileAndFromAPipe) {
   }
 }
 
-// Every recording in files/ is read by script and report, and each outcome
+// Every recording in files/ is read by script, report and script -D (every
+// record's text, fuzz_recording's second half), and each outcome
 // is a clean one. A file added without an expectation above fails here.
 TEST(Corpus, EveryRecordingEndsCleanlyAndHasAnExpectation) {
   std::set<std::string> expected;
@@ -114,9 +115,10 @@ TEST(Corpus, EveryRecordingEndsCleanlyAndHasAnExpectation) {
     if (!name.ends_with(".data")) continue;
     ++seen;
     EXPECT_TRUE(expected.count(name)) << name << " has no expectation in corpus_test.cpp";
-    for (const char* cmd : {"script", "report"}) {
-      ChildUsage r = run_measured({sonde_bin(), cmd, "-i", e.path().string()});
-      const std::string what = std::string(cmd) + " " + name;
+    for (std::string cmd : {"script", "report", "script -D"}) {
+      ChildUsage r = cmd == "script -D" ? run_measured({sonde_bin(), "script", "-D", "-i", e.path().string()})
+                                        : run_measured({sonde_bin(), cmd, "-i", e.path().string()});
+      const std::string what = cmd + " " + name;
       expect_bounded(r, what);
       EXPECT_EQ(unclean_outcome(r), "") << what;
     }
