@@ -14,6 +14,8 @@
 #include "commands.h"
 #include "reading_options.h"
 #include "convert/convert.h"
+#include "convert/perf_jit_maps.h"
+#include "jit/jit_files.h"
 #include "format/stream_reader.h"
 #include "analysis/profile_builder.h"
 #include "analysis/sample_times.h"
@@ -37,6 +39,7 @@ struct ConvertArgs {
   bool inline_frames = false;
   size_t max_stack = 0;
   bool comm_frame = false, pid_frame = false;
+  std::string jit_maps;  // --jit-maps DIR (--to perf): where the perf maps of JIT code go
 };
 
 void check_output_dir(const std::string& out) {
@@ -46,6 +49,16 @@ void check_output_dir(const std::string& out) {
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw_runtime("cannot write {}: no folder {}", out, dir);
   if (::access(dir.c_str(), W_OK) != 0) throw_runtime("cannot write {}: {}", out, errno_text(errno));
   if (::stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw_usage("-o {}: is a folder", out);
+}
+
+// perf names JIT frames from /tmp/perf-PID.map only (convert/perf_jit_maps.h).
+void write_jit_maps(const ConvertArgs& a, const std::vector<std::string>& jitdumps) {
+  const std::string dir = a.jit_maps.empty() ? jit::jit_dir_for(a.output) : a.jit_maps;
+  convert::PerfJitMaps maps = convert::write_perf_jit_maps(jitdumps, a.input, dir);
+  for (const auto& n : maps.notes) std::fprintf(stderr, "sonde convert: %s\n", n.c_str());
+  if (!maps.written.empty() && dir != "/tmp")
+    std::fprintf(stderr, "sonde convert: %zu perf maps of JIT code written to %s/: perf and Hotspot read them as "
+                 "/tmp/perf-PID.map (copy them there, or use --jit-maps /tmp)\n", maps.written.size(), dir.c_str());
 }
 
 void export_profile(convert::Format fmt, const analysis::Profile& p, const ConvertArgs& a, std::ostream& out) {
@@ -85,6 +98,7 @@ void run_convert(const ConvertArgs& a) {
     throw_usage("convert: --to perf needs an output file (file mode is not a stream)");
   if (*fmt == convert::Format::kPerf && (a.inline_frames || a.symbols.no_demangle || a.max_stack))
     throw_usage("convert: --inline, --no-demangle and --max-stack do not apply to --to perf (it copies the records)");
+  if (!a.jit_maps.empty() && *fmt != convert::Format::kPerf) throw_usage("convert: --jit-maps applies to --to perf only");
   if ((a.comm_frame || a.pid_frame) && *fmt != convert::Format::kFolded)
     throw_usage("convert: --comm-frame and --pid-frame apply to --to folded only");
   if (a.output != "-" && a.input != "-" && a.output == a.input) throw_usage("convert: -o must differ from -i");
@@ -104,10 +118,12 @@ void run_convert(const ConvertArgs& a) {
   // perf file mode copies records: no Profile, no symbolization.
   if (*fmt == convert::Format::kPerf) {
     auto reader = format::open_recording(a.input);
-    convert::write_perf_file(*reader, po.filter, a.output);
+    std::vector<std::string> jitdumps;
+    convert::write_perf_file(*reader, po.filter, a.output, &jitdumps);
     if (reader->truncated_bytes())
       std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
                    (unsigned long long)reader->truncated_bytes());
+    write_jit_maps(a, jitdumps);
     return;
   }
 
@@ -160,6 +176,9 @@ void register_convert(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("--max-stack", a->max_stack, "Use at most this many frames of each call chain (0: all)");
   cmd->add_flag("--inline", a->inline_frames, "Expand inlined functions and add source lines from DWARF");
   a->symbols.add_to(cmd);
+  cmd->add_option("--jit-maps", a->jit_maps,
+                  "--to perf: write the perf maps of JIT code (from the recording's perf maps and jitdumps) to this "
+                  "folder, e.g. /tmp where perf looks (default: OUTPUT.jit)");
   cmd->add_flag("--comm-frame", a->comm_frame, "folded: start each stack with the command name");
   cmd->add_flag("--pid-frame", a->pid_frame, "folded: start each stack with COMM-PID");
   cmd->callback([a] { run_convert(*a); });

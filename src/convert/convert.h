@@ -65,8 +65,11 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
 // perf: a file-mode perf.data (format/file_mode_writer) of the input's
 // records, with the samples the filter rejects left out. Written to a
 // temporary file renamed onto out_path at the end. Returns the samples kept;
-// throws sonde::Error (runtime) when none is, leaving no file.
-uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter& filter, const std::string& out_path);
+// throws sonde::Error (runtime) when none is, leaving no file. `jitdumps`,
+// when given, receives the jit-PID.dump paths the recording maps (for
+// perf_jit_maps.h).
+uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter& filter, const std::string& out_path,
+                         std::vector<std::string>* jitdumps = nullptr);
 
 // The event a single-event format (folded, html) shows: the first event of
 // the profile. Returns UINT32_MAX when the profile has no events.

@@ -11,6 +11,7 @@
 #include "format/file_mode_writer.h"
 #include "format/records.h"
 #include "format/session.h"
+#include "jit/jit_files.h"
 #include "util/error.h"
 
 namespace sonde::convert {
@@ -46,9 +47,22 @@ class Comms {
 
 bool contains(const std::vector<uint32_t>& v, uint32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+// The jitdump a MMAP or MMAP2 record announces, if any.
+void note_jitdump(const format::RecordView& rec, std::vector<std::string>& jitdumps) {
+  std::string_view file;
+  if (rec.header.type == format::kMmap2) {
+    if (auto m = format::Mmap2View::parse(rec.bytes)) file = m->filename;
+  } else if (rec.header.type == format::kMmap) {
+    if (auto m = format::MmapView::parse(rec.bytes)) file = m->filename;
+  }
+  if (file.empty() || !jit::jitdump_pid(file)) return;
+  if (std::find(jitdumps.begin(), jitdumps.end(), file) == jitdumps.end()) jitdumps.emplace_back(file);
+}
+
 }  // namespace
 
-uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter& f, const std::string& out_path) {
+uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter& f, const std::string& out_path,
+                         std::vector<std::string>* jitdumps) {
   format::FileModeWriter w(out_path);  // removes its temporary file unless finish() runs
   format::Session session;
   Comms comms;
@@ -71,6 +85,7 @@ uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter
       ++kept;
     } else {
       comms.observe(rec);
+      if (jitdumps) note_jitdump(rec, *jitdumps);
     }
     w.write(rec);
   }

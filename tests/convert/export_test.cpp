@@ -409,6 +409,15 @@ TEST_F(ConvertErrors, UnknownFormatIsAUsageErrorBeforeReading) {
   EXPECT_EQ(temp_files_in(dir.path()), 0u);
 }
 
+TEST_F(ConvertErrors, JitMapsOutsideToPerfIsAUsageError) {
+  std::string out = dir / "out.pb.gz";
+  RunResult r = run({sonde_bin(), "convert", "-i", dir / "missing.data", "--to", "pprof", "-o", out, "--jit-maps", dir / "maps"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "sonde: convert: --jit-maps applies to --to perf only\n");
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(dir / "maps"));
+}
+
 TEST_F(ConvertErrors, WrongMagicIsAClearErrorWithoutOutput) {
   std::string in = dir / "bad.data", out = dir / "out.pb.gz";
   std::ofstream(in) << "NOTPERF!this is not a perf.data file at all, just some text that is long enough";

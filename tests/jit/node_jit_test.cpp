@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "jit/jit_files.h"
+#include "util/fs.h"
 #include "support/test_support.h"
 
 using namespace sonde::test;
@@ -169,4 +170,46 @@ TEST(NodeJit, PerfsMonoRecordingIsReadWithTheJitdumpAndAgreesWithPerfInject) {
   // The same share of the samples, to the percent (the same recording).
   EXPECT_EQ(perf_top.substr(0, perf_top.find('%')), sonde_top.substr(0, sonde_top.find('%')))
       << "perf: " << perf_top << "\nsonde: " << sonde_top;
+}
+
+// perf names JIT frames from /tmp/perf-PID.map only: convert --to perf
+// turns the recording's jitdump into one (convert/perf_jit_maps.h). Without
+// it perf sees node's anonymous code; with it, perf's report names the same
+// top function with the same share as sonde's.
+TEST(NodeJit, ConvertToPerfWritesThePerfMapPerfNamesJitFramesWith) {
+  if (!have_node()) GTEST_SKIP() << "node is not installed";
+  TempDir dir;
+  NodeRun node(dir, "--perf-prof --interpreted-frames-native-stack", "-g");
+  const std::string out = dir / "perf.data", maps = dir / "maps";
+  auto conv = run({sonde_bin(), "convert", "--to", "perf", "-i", node.data(), "-o", out, "--jit-maps", maps});
+  ASSERT_EQ(conv.exit_code, 0) << conv.err;
+  std::vector<fs::path> written;
+  for (const auto& e : fs::directory_iterator(maps)) written.push_back(e.path());
+  ASSERT_EQ(written.size(), 1u);
+  const auto pid = sonde::jit::perf_map_pid(written[0].filename().string());
+  ASSERT_TRUE(pid);
+  EXPECT_TRUE(has(sonde::read_small_file(written[0]).value_or(""), "JS:*hotLoop")) << "the jitdump's loads are in the map";
+
+  auto top_row = [](const std::string& report) {
+    for (const auto& l : lines(report))
+      if (!l.empty() && l[0] != '#') return l;
+    return std::string();
+  };
+  auto perf_top = [&] { return top_row(sh("perf report --stdio -q --no-children --sort sym -i " + out + " 2>/dev/null").out); };
+  const std::string tmp_map = "/tmp/perf-" + std::to_string(*pid) + ".map";
+  ASSERT_FALSE(fs::exists(tmp_map)) << tmp_map << " belongs to someone else";
+  EXPECT_FALSE(has(perf_top(), "hotLoop")) << "without the map perf cannot name JIT code";
+  fs::copy_file(written[0], tmp_map);
+  struct Remove {
+    std::string path;
+    ~Remove() { fs::remove(path); }
+  } remove{tmp_map};
+  const std::string with_map = perf_top();
+  auto ours = run({sonde_bin(), "report", "--stdio", "-q", "--no-children", "--sort", "sym", "-i", node.data()});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  const std::string sonde_top = top_row(ours.out);
+  EXPECT_TRUE(has(with_map, "JS:*hotLoop")) << with_map;
+  EXPECT_TRUE(has(sonde_top, "JS:*hotLoop")) << sonde_top;
+  EXPECT_EQ(with_map.substr(0, with_map.find('%')), sonde_top.substr(0, sonde_top.find('%')))
+      << "perf: " << with_map << "\nsonde: " << sonde_top;
 }
