@@ -102,6 +102,13 @@ out += rec(1, struct.pack("<IIQQQQQ", 7, 7, 0x2000, 0x1000, 0x2000, 16, 1), 4)
 out += rec(3, b"", 5)
 open(sys.argv[1], "wb").write(out)
 PY
+# A dump with real unwinding tables (.eh_frame + .eh_frame_hdr): the JIT of
+# tests/fixtures/jit_cfi.c.
+if gcc -O1 -o "$tmp/jit_cfi" "$root/tests/fixtures/jit_cfi.c" 2>/dev/null; then
+  (cd "$tmp" && ./jit_cfi cfi 1 >/dev/null 2>&1)
+  for f in "$tmp"/jit-*.dump; do [ -f "$f" ] && cp "$f" "$seeds/fuzz_jitdump/cfi"; done
+  rm -f "$tmp"/jit-*.dump
+fi
 if command -v node >/dev/null; then
   (cd "$tmp" && node --perf-prof -e 'let s = 0; for (let i = 0; i < 1e5; i++) s += i;' >/dev/null 2>&1)
   for f in "$tmp"/jit-*.dump; do [ -f "$f" ] && head -c 60000 "$f" >"$seeds/fuzz_jitdump/node"; done

@@ -13,6 +13,7 @@
 #include "elf/vdso.h"
 #include "format/perf_abi.h"
 #include "format/user_regs.h"
+#include "jit/cfi_image.h"
 #include "jit/jit_files.h"
 #include "symbol/object_locator.h"
 #include "util/fd.h"
@@ -40,7 +41,13 @@ constexpr int kDwarfToPerf[17] = {PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86
 // asked to look for one itself, nor for separate debug files (its standard
 // search would also ask debuginfod servers, on the reading path of every
 // report; x86-64 code carries its CFI in .eh_frame).
-int no_elf(Dwfl_Module*, void**, const char*, Dwarf_Addr, char**, Elf**) { return -1; }
+// The one exception: JIT code with unwinding tables, reported with its
+// image (jit/cfi_image.h) as the module's user data.
+int jit_image_elf(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, char**, Elf** elfp) {
+  auto* image = userdata ? static_cast<std::vector<uint8_t>*>(*userdata) : nullptr;
+  if (image) *elfp = elf_memory(reinterpret_cast<char*>(image->data()), image->size());
+  return -1;
+}
 int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word, char**) {
   return -1;
 }
@@ -59,6 +66,8 @@ struct DwarfUnwinder::Impl {
     // place only (reporting it at a second base marks the first for removal,
     // and the next frame there would open it again).
     std::unordered_map<std::string_view, uint64_t> bases;
+    // ELF images of JIT code's unwinding tables, read by libdwfl in place.
+    std::vector<std::unique_ptr<std::vector<uint8_t>>> jit_images;
     ~Process() {
       if (dwfl) dwfl_end(dwfl);
     }
@@ -72,6 +81,7 @@ struct DwarfUnwinder::Impl {
   std::unordered_map<uint32_t, std::string> binaries;  // by Mapping::index; "" = none usable
   std::unordered_map<BuildId, std::string, BuildIdHash> by_build_id;
   UniqueFd vdso_fd;                                     // running_vdso_file()
+  const JitTimeline* jit = nullptr;
   Dwfl_Callbacks callbacks{};
   Dwfl_Thread_Callbacks thread_callbacks{};
 
@@ -93,7 +103,7 @@ struct DwarfUnwinder::Impl {
   ~Impl() { processes.clear(); }  // their sessions end before the machine ELF they were attached with
 
   explicit Impl(std::string root) : cache_root(std::move(root)) {
-    callbacks.find_elf = no_elf;
+    callbacks.find_elf = jit_image_elf;
     callbacks.find_debuginfo = no_debuginfo;
     thread_callbacks.next_thread = next_thread;
     thread_callbacks.get_thread = get_thread;
@@ -159,6 +169,7 @@ struct DwarfUnwinder::Impl {
   }
 
   bool report_mapping(const Mapping& m, uint64_t pc) {
+    if (jit::jitdump_pid(m.path)) return report_jit_code(m, pc);
     const std::string& file = binary_for(m);
     if (file.empty()) return false;
     const uint64_t base = m.start - m.pgoff;
@@ -168,6 +179,20 @@ struct DwarfUnwinder::Impl {
     if (!first) return where->second == base && dwfl_addrmodule(process->dwfl, pc) != nullptr;
     Dwfl_Module* mod = dwfl_report_elf(process->dwfl, file.c_str(), file.c_str(), -1, base, false);
     return mod && dwfl_addrmodule(process->dwfl, pc) == mod;
+  }
+
+  // JIT code placed from a jitdump, when the dump gave its unwinding
+  // tables: a module of the code's range whose ELF is those tables.
+  bool report_jit_code(const Mapping& m, uint64_t pc) {
+    auto info = jit ? jit->unwinding(m.pid, m.pgoff) : std::nullopt;
+    if (!info) return false;
+    auto image = std::make_unique<std::vector<uint8_t>>(jit::cfi_elf_image(*info));
+    Dwfl_Module* mod = dwfl_report_module(process->dwfl, "[jit]", m.start, m.end);
+    void** userdata = nullptr;
+    if (!mod || !dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr)) return false;
+    *userdata = image.get();
+    process->jit_images.push_back(std::move(image));
+    return dwfl_addrmodule(process->dwfl, pc) == mod;
   }
 
   // The machine libdwfl unwinds for, when the sample's first frame has no
@@ -295,6 +320,8 @@ bool DwarfUnwinder::unwind(format::Sample& s, uint64_t regs_mask, const AddressS
 }
 
 void DwarfUnwinder::forget(uint32_t pid) { impl_->processes.erase(pid); }
+
+void DwarfUnwinder::set_jit_timeline(const JitTimeline* jit) { impl_->jit = jit; }
 
 std::string DwarfUnwinder::note() const {
   std::string out;

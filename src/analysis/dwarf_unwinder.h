@@ -21,6 +21,7 @@
 
 #include "format/sample.h"
 #include "analysis/address_space.h"
+#include "analysis/jit_timeline.h"
 
 namespace sonde::analysis {
 
@@ -43,6 +44,11 @@ class DwarfUnwinder {
   // unwinding needs; then s.callchain is replaced by a chain in this
   // object's storage, valid until the next call.
   bool unwind(format::Sample& s, uint64_t regs_mask, const AddressSpace& space);
+
+  // Where JIT code's unwinding tables come from (jitdumps'
+  // JIT_CODE_UNWINDING_INFO); without it JIT code is unwound through its
+  // frame pointers. The timeline must outlive this unwinder.
+  void set_jit_timeline(const JitTimeline* jit);
 
   // The process exec'ed or ended: its objects are not those any more.
   void forget(uint32_t pid);

@@ -30,7 +30,24 @@ void JitTimeline::on_mmap(uint32_t pid, std::string_view path, AddressSpace& spa
   // Stable: loads with one timestamp keep the dump's order.
   std::stable_sort(d.order.begin(), d.order.end(),
                    [&](uint32_t a, uint32_t b) { return d.parsed.code[a].time < d.parsed.code[b].time; });
+  for (uint32_t i = 0; i < d.parsed.code.size(); ++i) {
+    const jit::JitCode& c = d.parsed.code[i];
+    if (c.unwind_size > c.eh_frame_hdr_size) d.with_unwinding.emplace(c.code_offset, i);
+  }
   if (!same_clock_) place(d, UINT64_MAX, pid, space);
+}
+
+std::optional<jit::JitUnwindInfo> JitTimeline::unwinding(uint32_t pid, uint64_t code_offset) const {
+  auto dump = dumps_.find(pid);
+  if (dump == dumps_.end()) return std::nullopt;
+  const Dump& d = dump->second;
+  auto found = d.with_unwinding.find(code_offset);
+  if (found == d.with_unwinding.end()) return std::nullopt;
+  const jit::JitCode& c = d.parsed.code[found->second];
+  // The parser checked the range against the record's bytes.
+  const auto* at = reinterpret_cast<const uint8_t*>(d.bytes.data()) + c.unwind_offset;
+  const uint64_t eh_frame_size = c.unwind_size - c.eh_frame_hdr_size;
+  return jit::JitUnwindInfo{c.size, {at, eh_frame_size}, {at + eh_frame_size, c.eh_frame_hdr_size}};
 }
 
 void JitTimeline::advance_slow(uint32_t pid, uint64_t time, AddressSpace& space) {

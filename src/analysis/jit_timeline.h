@@ -14,12 +14,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "analysis/address_space.h"
+#include "jit/cfi_image.h"
 #include "jit/jitdump.h"
 
 namespace sonde::analysis {
@@ -38,6 +40,11 @@ class JitTimeline {
     if (!dumps_.empty()) advance_slow(pid, time, space);
   }
 
+  // The unwinding tables of the code `pid` loaded from dump file offset
+  // `code_offset` (its mapping's pgoff); nullopt when it has none or an
+  // empty .eh_frame (V8 writes a bare header for most of its code).
+  std::optional<jit::JitUnwindInfo> unwinding(uint32_t pid, uint64_t code_offset) const;
+
   // One line for the user ("" if nothing to say): dumps that could not be
   // read or stopped early, a clock that does not match.
   std::string note() const;
@@ -49,6 +56,7 @@ class JitTimeline {
     std::string_view path;       // interned by the address space
     std::vector<uint32_t> order;  // parsed.code indexes by time
     size_t next = 0;             // first not yet placed
+    std::unordered_map<uint64_t, uint32_t> with_unwinding;  // code_offset -> parsed.code index
   };
   void advance_slow(uint32_t pid, uint64_t time, AddressSpace& space);
   void place(Dump& d, uint64_t time, uint32_t pid, AddressSpace& space);

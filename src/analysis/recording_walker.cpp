@@ -15,6 +15,7 @@ DwarfUnwinder* RecordingWalker::unwinder_for_this_recording() {
   if (!unwinder_asked_) {
     unwinder_asked_ = true;
     if (make_unwinder_) unwinder_ = make_unwinder_(session_);
+    if (unwinder_) unwinder_->set_jit_timeline(jit_.get());
   }
   return unwinder_.get();
 }
@@ -69,6 +70,7 @@ void RecordingWalker::on_code_mapping(const Mapping& m) {
     bool mono = !session_.events().empty();
     for (const auto& e : session_.events()) mono = mono && e.attr.use_clockid && e.attr.clockid == kClockMonotonic;
     jit_ = std::make_unique<JitTimeline>(jit_dirs_, mono);
+    if (unwinder_) unwinder_->set_jit_timeline(jit_.get());
   }
   jit_->on_mmap(m.pid, m.path, space_);
 }

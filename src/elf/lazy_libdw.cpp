@@ -16,6 +16,11 @@ Dwarf* dwarf_begin_elf(Elf* elf, Dwarf_Cmd cmd, Elf_Scn* scngrp) {
   return SONDE_LAZY_CALL(libdw, dwarf_begin_elf)(elf, cmd, scngrp);
 }
 int dwarf_end(Dwarf* dwarf) { return SONDE_LAZY_CALL(libdw, dwarf_end)(dwarf); }
+Dwarf_CFI* dwarf_getcfi_elf(Elf* elf) { return SONDE_LAZY_CALL(libdw, dwarf_getcfi_elf)(elf); }
+int dwarf_cfi_addrframe(Dwarf_CFI* cache, Dwarf_Addr address, Dwarf_Frame** frame) {
+  return SONDE_LAZY_CALL(libdw, dwarf_cfi_addrframe)(cache, address, frame);
+}
+int dwarf_cfi_end(Dwarf_CFI* cache) { return SONDE_LAZY_CALL(libdw, dwarf_cfi_end)(cache); }
 const char* dwarf_errmsg(int err) { return SONDE_LAZY_CALL(libdw, dwarf_errmsg)(err); }
 Dwarf_Die* dwarf_addrdie(Dwarf* dbg, Dwarf_Addr addr, Dwarf_Die* result) {
   return SONDE_LAZY_CALL(libdw, dwarf_addrdie)(dbg, addr, result);
@@ -59,6 +64,9 @@ const char* dwfl_errmsg(int err) { return SONDE_LAZY_CALL(libdw, dwfl_errmsg)(er
 Dwfl_Module* dwfl_report_elf(Dwfl* dwfl, const char* name, const char* file_name, int fd, GElf_Addr base,
                              bool add_p_vaddr) {
   return SONDE_LAZY_CALL(libdw, dwfl_report_elf)(dwfl, name, file_name, fd, base, add_p_vaddr);
+}
+Dwfl_Module* dwfl_report_module(Dwfl* dwfl, const char* name, Dwarf_Addr start, Dwarf_Addr end) {
+  return SONDE_LAZY_CALL(libdw, dwfl_report_module)(dwfl, name, start, end);
 }
 Dwfl_Module* dwfl_addrmodule(Dwfl* dwfl, Dwarf_Addr address) {
   return SONDE_LAZY_CALL(libdw, dwfl_addrmodule)(dwfl, address);
