@@ -3,7 +3,10 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
+#include <fcntl.h>
+#include <gelf.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <optional>
@@ -41,12 +44,58 @@ constexpr int kDwarfToPerf[17] = {PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86
 // asked to look for one itself, nor for separate debug files (its standard
 // search would also ask debuginfod servers, on the reading path of every
 // report; x86-64 code carries its CFI in .eh_frame).
-// The one exception: JIT code with unwinding tables, reported with its
-// image (jit/cfi_image.h) as the module's user data.
-int jit_image_elf(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, char**, Elf** elfp) {
-  auto* image = userdata ? static_cast<std::vector<uint8_t>*>(*userdata) : nullptr;
-  if (image) *elfp = elf_memory(reinterpret_cast<char*>(image->data()), image->size());
+// An object's bytes in memory, handed to libdwfl as a module's user data:
+// a file mapped once per report (shared by every process's session) or the
+// ELF image of a JIT function's unwinding tables (jit/cfi_image.h).
+struct ModuleImage {
+  uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// libdwfl asks for a module's ELF: an Elf over its image, which libdwfl
+// ends with the session; the image stays.
+int image_elf(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, char**, Elf** elfp) {
+  auto* image = userdata ? static_cast<ModuleImage*>(*userdata) : nullptr;
+  if (image) *elfp = elf_memory(reinterpret_cast<char*>(image->data), image->size);
   return -1;
+}
+
+// An object file mapped once (private, copy-on-write: libelf reads it in
+// place) with what libdwfl's dwfl_report_elf computes of its placement.
+struct SharedObject {
+  ModuleImage image;
+  uint64_t vaddr = 0;  // the first PT_LOAD's page
+  uint64_t end = 0;    // the last PT_LOAD's end
+  bool exec = false;   // ET_EXEC: placed where its program headers say
+  ~SharedObject() {
+    if (image.data) ::munmap(image.data, image.size);
+  }
+};
+
+std::unique_ptr<SharedObject> map_object(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_size <= 0) return nullptr;
+  void* map = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd.get(), 0);
+  if (map == MAP_FAILED) return nullptr;
+  auto obj = std::make_unique<SharedObject>();
+  obj->image = {static_cast<uint8_t*>(map), static_cast<size_t>(st.st_size)};
+  Elf* e = elf_memory(static_cast<char*>(map), obj->image.size);
+  GElf_Ehdr eh;
+  size_t phnum = 0;
+  bool first = true;
+  if (e && gelf_getehdr(e, &eh) && elf_getphdrnum(e, &phnum) == 0) {
+    obj->exec = eh.e_type == ET_EXEC;
+    for (size_t i = 0; i < phnum; ++i) {
+      GElf_Phdr ph;
+      if (!gelf_getphdr(e, static_cast<int>(i), &ph) || ph.p_type != PT_LOAD) continue;
+      if (first) obj->vaddr = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+      first = false;
+      obj->end = ph.p_vaddr + ph.p_memsz;
+    }
+  }
+  if (e) elf_end(e);
+  return first ? nullptr : std::move(obj);  // no PT_LOAD: nothing to place
 }
 int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word, char**) {
   return -1;
@@ -68,6 +117,7 @@ struct DwarfUnwinder::Impl {
     std::unordered_map<std::string_view, uint64_t> bases;
     // ELF images of JIT code's unwinding tables, read by libdwfl in place.
     std::vector<std::unique_ptr<std::vector<uint8_t>>> jit_images;
+    std::vector<std::unique_ptr<ModuleImage>> jit_modules;
     ~Process() {
       if (dwfl) dwfl_end(dwfl);
     }
@@ -81,6 +131,10 @@ struct DwarfUnwinder::Impl {
   std::unordered_map<uint32_t, std::string> binaries;  // by Mapping::index; "" = none usable
   std::unordered_map<BuildId, std::string, BuildIdHash> by_build_id;
   UniqueFd vdso_fd;                                     // running_vdso_file()
+  UnwindStats* stats = nullptr;                         // the unwinder's
+  // Each object file mapped once per report, by path (one path per
+  // build-id: binary_for); null when it cannot be mapped.
+  std::unordered_map<std::string, std::unique_ptr<SharedObject>> objects;
   const JitTimeline* jit = nullptr;
   Dwfl_Callbacks callbacks{};
   Dwfl_Thread_Callbacks thread_callbacks{};
@@ -100,10 +154,12 @@ struct DwarfUnwinder::Impl {
   uint64_t fp_frames = 0;          // frames found through a frame pointer (this sample)
   std::unique_ptr<ElfFile> machine;  // machine_elf()
 
-  ~Impl() { processes.clear(); }  // their sessions end before the machine ELF they were attached with
+  // The sessions end before the machine ELF they were attached with and
+  // the object images their modules read.
+  ~Impl() { processes.clear(); }
 
   explicit Impl(std::string root) : cache_root(std::move(root)) {
-    callbacks.find_elf = jit_image_elf;
+    callbacks.find_elf = image_elf;
     callbacks.find_debuginfo = no_debuginfo;
     thread_callbacks.next_thread = next_thread;
     thread_callbacks.get_thread = get_thread;
@@ -177,8 +233,23 @@ struct DwarfUnwinder::Impl {
     // A second mapping of the same file elsewhere (V8 remaps node's
     // embedded builtins): its ELF does not describe that address.
     if (!first) return where->second == base && dwfl_addrmodule(process->dwfl, pc) != nullptr;
-    Dwfl_Module* mod = dwfl_report_elf(process->dwfl, file.c_str(), file.c_str(), -1, base, false);
-    return mod && dwfl_addrmodule(process->dwfl, pc) == mod;
+    auto [obj, fresh] = objects.try_emplace(file);
+    if (fresh) obj->second = map_object(file), ++stats->objects;
+    const SharedObject* o = obj->second.get();
+    if (!o) return false;
+    // Placed as dwfl_report_elf(base, add_p_vaddr = false) places a file.
+    const uint64_t start = o->exec ? o->vaddr : base;
+    const uint64_t bias = o->exec ? 0 : base - o->vaddr;
+    return report_image(file.c_str(), start, bias + o->end, const_cast<ModuleImage*>(&o->image), pc);
+  }
+
+  // A module over [start, end) whose ELF libdwfl reads from `image`.
+  bool report_image(const char* name, uint64_t start, uint64_t end, ModuleImage* image, uint64_t pc) {
+    Dwfl_Module* mod = dwfl_report_module(process->dwfl, name, start, end);
+    void** userdata = nullptr;
+    if (!mod || !dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr)) return false;
+    *userdata = image;
+    return dwfl_addrmodule(process->dwfl, pc) == mod;
   }
 
   // JIT code placed from a jitdump, when the dump gave its unwinding
@@ -186,13 +257,9 @@ struct DwarfUnwinder::Impl {
   bool report_jit_code(const Mapping& m, uint64_t pc) {
     auto info = jit ? jit->unwinding(m.pid, m.pgoff) : std::nullopt;
     if (!info) return false;
-    auto image = std::make_unique<std::vector<uint8_t>>(jit::cfi_elf_image(*info));
-    Dwfl_Module* mod = dwfl_report_module(process->dwfl, "[jit]", m.start, m.end);
-    void** userdata = nullptr;
-    if (!mod || !dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr)) return false;
-    *userdata = image.get();
-    process->jit_images.push_back(std::move(image));
-    return dwfl_addrmodule(process->dwfl, pc) == mod;
+    auto& bytes = process->jit_images.emplace_back(std::make_unique<std::vector<uint8_t>>(jit::cfi_elf_image(*info)));
+    auto& image = process->jit_modules.emplace_back(std::make_unique<ModuleImage>(ModuleImage{bytes->data(), bytes->size()}));
+    return report_image("[jit]", m.start, m.end, image.get(), pc);
   }
 
   // The machine libdwfl unwinds for, when the sample's first frame has no
@@ -262,7 +329,9 @@ struct DwarfUnwinder::Impl {
   }
 };
 
-DwarfUnwinder::DwarfUnwinder(std::string cache_root) : impl_(std::make_unique<Impl>(std::move(cache_root))) {}
+DwarfUnwinder::DwarfUnwinder(std::string cache_root) : impl_(std::make_unique<Impl>(std::move(cache_root))) {
+  impl_->stats = &stats_;
+}
 DwarfUnwinder::~DwarfUnwinder() = default;
 
 bool DwarfUnwinder::unwind(format::Sample& s, uint64_t regs_mask, const AddressSpace& space) {
@@ -283,9 +352,10 @@ bool DwarfUnwinder::unwind(format::Sample& s, uint64_t regs_mask, const AddressS
 
   auto found = u.processes.find(s.pid);
   if (found == u.processes.end()) {
-    // Each session keeps its objects' files open: a system-wide recording
-    // of many processes that never saw their EXIT must not run out of fds.
+    // A system-wide recording of many processes that never saw their EXIT
+    // must not keep every session's CFI lookups.
     if (u.processes.size() >= kMaxSessions) u.processes.erase(u.processes.begin());
+    ++stats_.sessions;
     found = u.processes.emplace(s.pid, std::make_unique<Impl::Process>()).first;
     found->second->dwfl = dwfl_begin(&u.callbacks);
   }

@@ -9,8 +9,10 @@
 // Objects are found by build-id like everywhere else, through
 // symbol/object_locator.h: the build-id cache, then the mapped path (through
 // /proc/PID/root), used only when the build-id matches; [vdso] from the
-// cache's copy or the running kernel's. One libdwfl session per process keeps the objects' CFI across its
-// samples. Not thread-safe.
+// cache's copy or the running kernel's. Each object file is opened and
+// mapped once per report and shared by every process; one libdwfl session
+// per process (libdwfl places modules per address space) keeps its CFI
+// lookups across that process's samples. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,8 @@ struct UnwindStats {
   uint64_t unwound = 0;       // ... that gave at least one caller
   uint64_t frames = 0;        // user frames produced, leaf included
   uint64_t fp_frames = 0;     // ... found through a frame pointer, below code with no CFI object
+  uint64_t sessions = 0;      // processes unwound (one libdwfl session each)
+  uint64_t objects = 0;       // object files mapped: once per report each, whatever the processes
 };
 
 class DwarfUnwinder {

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <regex>
 
+#include "analysis/recording_walker.h"
+#include "analysis/unwind_policy.h"
+#include "format/stream_reader.h"
 #include "support/test_support.h"
 
 using namespace sonde::test;
@@ -217,4 +220,29 @@ TEST_F(DwarfUnwind, AnotherArchitecturesSamplesAreNotWalked) {
   EXPECT_EQ(count_with(s, "cmp_desc", "main"), 0u);
   EXPECT_EQ(count_with(s, "cmp_desc", "cmp_desc"), count_with(chains(run({sonde_bin(), "script", "-i", data_}).out),
                                                               "cmp_desc", "cmp_desc"));
+}
+
+// Four processes of one binary: each object file (the fixture, libc, ...)
+// is opened and mapped once for the whole report, not once per process.
+TEST_F(DwarfUnwind, EachObjectFileIsMappedOncePerReportWhateverTheProcesses) {
+  const std::string data = *dir_ / "four.data";
+  auto r = sh(sonde_bin() + " record -q -N --call-graph dwarf -o " + data + " -- sh -c '" + bin_ + " 40; " + bin_ +
+              " 40; " + bin_ + " 40; " + bin_ + " 40' >/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reader = sonde::format::open_recording(data);
+  const sonde::analysis::DwarfUnwinder* unwinder = nullptr;
+  auto dwarf = sonde::analysis::dwarf_unwinding("");
+  sonde::analysis::RecordingWalker walker(*reader, [&](const sonde::format::Session& s) {
+    auto u = dwarf(s);
+    unwinder = u.get();
+    return u;
+  });
+  walker.run([](const sonde::format::Sample&) {});
+  ASSERT_NE(unwinder, nullptr);
+  const auto& st = unwinder->stats();
+  EXPECT_GE(st.sessions, 4u) << "the four processes";
+  EXPECT_GT(st.unwound, st.samples / 2);
+  // sh, the fixture, libc, ld.so and the vdso at most: once each.
+  EXPECT_LE(st.objects, 5u);
+  EXPECT_GE(st.objects, 2u);
 }
