@@ -125,6 +125,7 @@ class ProfileBuilder::Impl {
     auto& ps = profile_.samples[index];
     ps.count += 1;
     ps.period += s.period;
+    if (opts_.on_kept_sample) opts_.on_kept_sample(s, index);
   }
 
   // The stack-tree node of a sample's call chain. Consecutive samples of a
@@ -444,7 +445,9 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   RecordingWalker walker(reader, dwarf_unwinding(symbolizer.options().cache_root));
   walker.set_jit_dirs(symbolizer.options().jit_dirs);
   ProfileBuilder b(symbolizer, options);
-  walker.run([&](const Sample& s) { b.add(s, walker.space()); }, nullptr, options.progress);
+  RecordingWalker::RecordFn on_record;
+  if (options.on_record) on_record = [&](const format::RecordView& r) { options.on_record(r, walker.session()); };
+  walker.run([&](const Sample& s) { b.add(s, walker.space()); }, on_record, options.progress);
   Profile p = b.finish();
   const auto& session = walker.session();
   p.hostname = session.feature_string(kFeatHostname).value_or("");
