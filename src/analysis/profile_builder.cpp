@@ -357,6 +357,9 @@ class ProfileBuilder::Impl {
     if (opts_.inline_frames && sym.inline_frames(h, key, inlines_) > 0) {
       // Innermost first: each inlined function, then the outer symbol.
       uint32_t line = outer_line ? outer_line->line : 0;
+      // Each function's source file: the address's for the innermost, then
+      // the file each inlined call was made from.
+      std::string_view file = outer_line ? std::string_view(outer_line->file) : std::string_view();
       for (const auto& in : inlines_) {
         // One function per (object, inlined name), like symbols.
         std::string key = fmt::format("{}\x1finline\x1f{}", loc.mapping, in.function);
@@ -369,13 +372,17 @@ class ProfileBuilder::Impl {
           fn.name = fn.raw_name = profile_.intern(in.function);
           fn.mapping = loc.mapping;
           fn.resolved = true;
+          fn.file = profile_.intern(file);
           fid = static_cast<uint32_t>(profile_.functions.size());
           profile_.functions.push_back(fn);
           function_index_.emplace(std::move(key), fid);
         }
         loc.lines.push_back({fid, line});
         line = in.call_line;
+        file = in.call_file;
       }
+      if (!profile_.functions[loc.function].file && !file.empty())
+        profile_.functions[loc.function].file = profile_.intern(file);
       loc.lines.push_back({loc.function, line});
     } else if (outer_line) {
       profile_.functions[loc.function].file = profile_.intern(outer_line->file);

@@ -241,6 +241,43 @@ TEST_F(PageTest, CpuAndOffCpuTimeInOneGraph) {
   EXPECT_EQ(b["napCold"], true);
 }
 
+// The line of `tests/fixtures/NAME` that contains `text` (1-based), or 0.
+uint32_t fixture_line(const std::string& name, const std::string& text) {
+  auto all = lines(read_text(fixtures_dir() + "/" + name));
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].find(text) != std::string::npos) return static_cast<uint32_t>(i + 1);
+  return 0;
+}
+
+TEST(PageInline, FramesShowSourceLinesAndAFunctionsHottestLines) {
+  ASSERT_TRUE(fs::exists(kJsDir + "/node_modules/playwright-core"));
+  TempDir dir;
+  std::string bin = dir / "inline_hot";
+  ASSERT_TRUE(compile_fixture("inline_hot.c", bin, "-O2"));
+  RunResult r = run({sonde_bin(), "record", "-g", "-o", dir / "in.data", "--", bin, "0.3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult c = run({sonde_bin(), "convert", "-i", dir / "in.data", "--to", "html", "--inline", "-o", dir / "in.html"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  fs::create_directories(kArtifacts);
+  RunResult b = run({"node", kJsDir + "/page_browser.js", dir / "in.html", kArtifacts + "/page-inline", "--lines", "mix_inlined"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  std::printf("[page --inline] %s\n", b.out.c_str());
+  auto j = nlohmann::json::parse(b.out);
+  EXPECT_TRUE(j["errors"].empty()) << j["errors"].dump();
+  // outer_hot's frame names the line of its call to the inlined function.
+  const uint32_t call = fixture_line("inline_hot.c", "acc += mix_inlined(i)");
+  const uint32_t loop = fixture_line("inline_hot.c", "x = x * 6364136223846793005UL");
+  ASSERT_GT(call, 0u);
+  bool labelled = false;
+  for (const auto& l : j["labels"]) labelled |= l == fmt::format("outer_hot inline_hot.c:{}", call);
+  EXPECT_TRUE(labelled) << j["labels"].dump();
+  // mix_inlined's view: its hottest line is its loop.
+  EXPECT_NE(j["callersTitle"].get<std::string>().find("mix_inlined"), std::string::npos);
+  ASSERT_FALSE(j["hotLines"].empty());
+  std::string hottest = j["hotLines"][0];
+  EXPECT_NE(hottest.find(fmt::format("inline_hot.c:{}", loop)), std::string::npos) << j["hotLines"].dump();
+}
+
 TEST(PageEmpty, AnEmptyRecordingMakesAPageThatSaysSo) {
   ASSERT_TRUE(fs::exists(kJsDir + "/node_modules/playwright-core"));
   TempDir dir;

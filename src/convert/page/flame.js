@@ -157,6 +157,8 @@
     if (i >= 0) F.zoomTo(i);
   });
 
+  // The labels of the boxes drawn (names, with file:line when the page has lines).
+  F.drawnLabels = () => bNode.map((n) => S.frameLabel(n));
   // Whether the widest box of `name` is drawn in cold (off-CPU) colours.
   F.coldOf = function (name) {
     const b = F.boxes(name);

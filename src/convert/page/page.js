@@ -63,11 +63,13 @@
     dirty.delete(name);
   }
   function show(name) {
+    const t0 = performance.now();
     view = name;
     document.querySelectorAll('#tabs button').forEach((b) => b.setAttribute('aria-selected', String(b.dataset.view === name)));
     document.querySelectorAll('.view').forEach((v) => v.classList.toggle('on', v.id === 'view-' + name));
     if (name === 'flame') F.layout();
     if (dirty.has(name) || name !== 'flame') renderView(name);
+    S.lastViewMs = performance.now() - t0;
   }
   $('tabs').addEventListener('click', (ev) => {
     const b = ev.target.closest('button');
@@ -217,11 +219,12 @@
     state: () => ({
       view, rootCount: M.totalCount[0], rootWeight: M.total[0], rootOff: M.totalOff[0], b0: M.sel.b0, b1: M.sel.b1, bins: M.bins,
       start: selEl.dataset.start, end: selEl.dataset.end, tids: selEl.dataset.tids,
-      kind: M.kinds[M.sel.kind] ? M.kinds[M.sel.kind].label : '', computeMs: M.computeMs, selectionMs: S.lastSelectionMs,
+      kind: M.kinds[M.sel.kind] ? M.kinds[M.sel.kind].label : '', computeMs: M.computeMs, selectionMs: S.lastSelectionMs, viewMs: S.lastViewMs,
       flame: flameState(),
     }),
     hits: (name) => document.querySelectorAll(`#view-${name} .hit`).length,
     percentOf: (name) => F.percentOf(name),
     coldOf: (name) => F.coldOf(name),
+    flameLabels: () => F.drawnLabels(),
   };
 })();

@@ -15,7 +15,8 @@
 //   requests              every request the page made that is not the file itself
 //
 // usage: node page_browser.js PAGE.html SHOT_PREFIX TID_A TID_B SEARCH_TERM
-// (an empty page: node page_browser.js PAGE.html SHOT_PREFIX --empty)
+// (an empty page: node page_browser.js PAGE.html SHOT_PREFIX --empty;
+//  an --inline page: node page_browser.js PAGE.html SHOT_PREFIX --lines FUNCTION)
 // Exit status: 0 when the page could be driven, 1 with a message on stderr.
 'use strict';
 const fs = require('fs');
@@ -136,7 +137,19 @@ async function main() {
     await page.waitForFunction(() => window.sondePage !== undefined, null, { timeout: 60000 });
     out.loadMs = Date.now() - t0;
     out.facts = await text(page, '#facts');
-    if (args[2] === '--empty') {
+    if (args[2] === '--lines') {
+      // --inline pages: the flame graph's labels, and FUNCTION's hottest lines
+      // in the caller/callee view (a search takes that view to its match).
+      out.labels = await page.evaluate(() => window.sondePage.flameLabels());
+      await page.keyboard.press('/');
+      await page.keyboard.type('^' + args[3] + '$');
+      await page.keyboard.press('Enter');
+      await page.locator('#title').click();
+      await page.keyboard.press('4');
+      out.callersTitle = (await page.locator('#callers h3').first().innerText()).trim();
+      out.hotLines = await page.$$eval('#hot-lines tbody tr', (trs) => trs.map((tr) => tr.innerText.replace(/\s+/g, ' ').trim()));
+      await page.screenshot({ path: shot + '.png' });
+    } else if (args[2] === '--empty') {
       out.empty = await page.evaluate(() => window.sondePage.empty);
       out.emptyText = await text(page, '#empty');
       await page.screenshot({ path: shot + '.png' });
