@@ -30,17 +30,16 @@ export -f sonde_html perf_script
 export sonde rec scratch
 read -r html_t html_m <<<"$(measure_median sonde_html)"
 read -r ps_t ps_m <<<"$(measure_median perf_script)"
-samples=$("$sonde" report -i "$rec" --stats 2>/dev/null | awk '/SAMPLE/ {print $NF; exit}')
 rec_mb=$(awk -v b="$(stat -c %s "$rec")" 'BEGIN {printf "%.1f", b / 1048576}')
 page_mb=$(awk -v b="$(stat -c %s "$scratch/out.html")" 'BEGIN {printf "%.2f", b / 1048576}')
 timing=$(node "$here/bench/page_timing.js" "$scratch/out.html")
 
 out=$scratch/section.md
-python3 - "$timing" "$samples" "$rec_mb" "$page_mb" "$html_t" "$html_m" "$ps_t" "$ps_m" "$freq" "$seconds" "$runs" >"$out" <<'PY'
+python3 - "$timing" "$rec_mb" "$page_mb" "$html_t" "$html_m" "$ps_t" "$ps_m" "$freq" "$seconds" "$runs" >"$out" <<'PY'
 import json, sys
 j = json.loads(sys.argv[1])
-samples, rec_mb, page_mb, html_t, html_m, ps_t, ps_m, freq, seconds, runs = sys.argv[2:]
-print(f"Recording: `sonde record -g -F {freq}` of two demo workloads for {seconds} s: {samples} samples with call chains, "
+rec_mb, page_mb, html_t, html_m, ps_t, ps_m, freq, seconds, runs = sys.argv[2:]
+print(f"Recording: `sonde record -g -F {freq}` of two demo workloads for {seconds} s: {j['totalSamples']:,} samples with call chains, "
       f"{rec_mb} MB. The page holds {j['rows']} rows (bin, thread, stack, event) over {j['nodes']} stack nodes.")
 print()
 print("| step | sonde | goal |")

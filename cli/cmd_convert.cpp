@@ -80,7 +80,7 @@ void export_profile(convert::Format fmt, const analysis::Profile& p, const analy
       break;
     case convert::Format::kHtml: {
       convert::HtmlOptions ho;
-      ho.title = name;
+      ho.title = name + (p.events.empty() ? "" : " (" + p.events[0].name + ")");
       ho.timeline = timeline;
       if (p.samples.empty()) ho.empty_reason = no_samples_text(a);
       convert::write_html(p, ho, out);

@@ -57,15 +57,16 @@
     const kids = new Uint32Array(Math.max(0, N - 1));
     const fill = first.slice(0, N);
     for (let i = 1; i < N; i++) kids[fill[M.parent[i]]++] = i;
+    // Names are compared once: siblings are sorted by their frame's rank.
     const names = M.names;
+    const byName = Array.from(names.keys()).sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0));
+    const rank = new Float64Array(M.F);
+    byName.forEach((f, k) => { rank[f] = k; });
+    const key = new Float64Array(N);
+    for (let i = 1; i < N; i++) key[i] = rank[M.frame[i]] * 4294967296 + (M.line ? M.line[i] : 0);
     for (let i = 0; i < N; i++) {
       if (first[i + 1] - first[i] < 2) continue;
-      const part = Array.from(kids.subarray(first[i], first[i + 1]));
-      part.sort((a, b) => {
-        const na = names[M.frame[a]], nb = names[M.frame[b]];
-        return na < nb ? -1 : na > nb ? 1 : (M.line ? M.line[a] - M.line[b] : 0);
-      });
-      kids.set(part, first[i]);
+      kids.subarray(first[i], first[i + 1]).sort((a, b) => key[a] - key[b]);
     }
     M.kidFirst = first;
     M.kids = kids;

@@ -65,6 +65,11 @@
   function show(name) {
     const t0 = performance.now();
     view = name;
+    // The caller/callee view starts with the hottest function by self time.
+    if (name === 'callers' && V.callersOf < 0) {
+      const hottest = V.bottomupRoots()[0];
+      if (hottest) V.callersOf = hottest.f;
+    }
     document.querySelectorAll('#tabs button').forEach((b) => b.setAttribute('aria-selected', String(b.dataset.view === name)));
     document.querySelectorAll('.view').forEach((v) => v.classList.toggle('on', v.id === 'view-' + name));
     if (name === 'flame') F.layout();
@@ -189,9 +194,9 @@
   M.compute();
   F.layout();
   S.onSelection();
-  for (const name of views) if (name !== 'callers') renderView(name);
-  const hottest = V.bottomupRoots()[0];
-  if (hottest) V.callersOf = hottest.f, renderView('callers');
+  // The other views are rendered when first shown (dirty), but the top
+  // functions table, which the page has always shown at once.
+  renderView('top');
 
   // ---- Programmatic access (sonde's browser tests) -------------------------------
   const flameState = () => ({
