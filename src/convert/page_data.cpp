@@ -125,141 +125,180 @@ std::string thread_comm(const analysis::Profile& p, uint32_t tid, uint32_t fallb
 
 }  // namespace
 
+namespace {
+
+// The JSON object, one part per method, in the order the page reads them.
+class PageJson {
+ public:
+  PageJson(const analysis::Profile& p, const analysis::Timeline& t)
+      : p_(p), t_(t), table_(p), tree_(p, table_), threads_(p) {}
+
+  std::string take() { return std::move(d_) + "}"; }
+
+  void facts(const PageFacts& facts) {
+    d_ = "{\"title\":" + json_str(facts.title);
+    d_ += ",\"empty\":" + json_str(facts.empty_reason);
+    d_ += ",\"host\":" + json_str(p_.hostname) + ",\"cmdline\":" + json_str(p_.cmdline);
+    d_ += ",\"osRelease\":" + json_str(p_.os_release) + ",\"arch\":" + json_str(p_.arch);
+    d_ += fmt::format(",\"lost\":{},\"first\":\"{}\",\"last\":\"{}\",\"binNs\":{},\"bins\":{}", p_.lost_samples,
+                      t_.first, t_.last, t_.bin_ns, t_.bins);
+    d_ += fmt::format(",\"markersDropped\":{},\"spansDropped\":{}", t_.markers_dropped, t_.spans_dropped);
+  }
+
+  // Events, their kind, and the one shown first: the one asked for, else the
+  // first that is not a probe's (a graph of hits is rarely what one opens
+  // the page for).
+  void events(const std::string& asked) {
+    std::vector<bool> probe(p_.events.size(), false);
+    for (const auto& m : t_.markers) probe[p_.samples[m.aggregate].event] = true;
+    uint32_t shown = UINT32_MAX;
+    d_ += ",\"events\":[";
+    for (size_t i = 0; i < p_.events.size(); ++i) {
+      const auto& e = p_.events[i];
+      if (e.name == asked) shown = static_cast<uint32_t>(i);
+      d_ += fmt::format("{}{{\"name\":{},\"unit\":{},\"kind\":\"{}\",\"samples\":{},\"period\":{}}}", i ? "," : "",
+                        json_str(e.name), json_str(e.unit), event_kind(e, probe[i]), e.samples, e.period);
+    }
+    for (size_t i = 0; i < p_.events.size() && shown == UINT32_MAX; ++i)
+      if (!probe[i]) shown = static_cast<uint32_t>(i);
+    d_ += fmt::format("],\"shown\":{}", shown == UINT32_MAX ? 0 : shown);
+  }
+
+  // [pid, tid, comm] per thread, by pid then tid (-1 for an unknown id).
+  void threads() {
+    d_ += ",\"threads\":[";
+    for (size_t i = 0; i < threads_.pid_tid.size(); ++i) {
+      auto [pid, tid] = threads_.pid_tid[i];
+      d_ += fmt::format("{}[{},{},{}]", i ? "," : "", int64_t(pid == UINT32_MAX ? -1 : pid),
+                        int64_t(tid == UINT32_MAX ? -1 : tid), json_str(thread_comm(p_, tid, threads_.comm[i])));
+    }
+    d_ += "]";
+  }
+
+  // Frames: name, object, kind (bit 0 kernel, bit 1 unresolved), source
+  // file; then the prefix tree's nodes.
+  void frames() {
+    const auto& frames = table_.frames();
+    std::unordered_map<std::string_view, uint32_t> dso_index, file_index;
+    std::vector<uint32_t> frame_dso(frames.size()), frame_file(frames.size()), kinds(frames.size());
+    std::string dsos, files, names;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      auto [dp, dfresh] = dso_index.try_emplace(frames[i].dso, static_cast<uint32_t>(dso_index.size()));
+      if (dfresh) dsos += (dp->second ? "," : "") + json_str(frames[i].dso);
+      frame_dso[i] = dp->second;
+      auto [fp, ffresh] = file_index.try_emplace(frames[i].file, static_cast<uint32_t>(file_index.size()));
+      if (ffresh) files += (fp->second ? "," : "") + json_str(frames[i].file);
+      frame_file[i] = fp->second;
+      names += (i ? "," : "") + json_str(frames[i].name);
+      kinds[i] = (frames[i].kernel ? 1 : 0) | (frames[i].resolved ? 0 : 2);
+    }
+    d_ += ",\"names\":[" + names + "],\"dsos\":[" + dsos + "],\"files\":[" + files + "]";
+    append_numbers(d_, "frameDso", frame_dso);
+    append_numbers(d_, "frameFile", frame_file);
+    append_numbers(d_, "kinds", kinds);
+    d_ += fmt::format(",\"nodes\":{}", tree_.parent.size());
+    append_column(d_, "nodeParent", tree_.parent);
+    append_column(d_, "nodeFrame", tree_.frame);
+    if (tree_.has_lines) append_column(d_, "nodeLine", tree_.line);
+  }
+
+  // One row per (bin, thread, node, event). The Timeline's rows are by bin,
+  // so merging needs a map of one bin at a time.
+  void rows() {
+    std::vector<uint16_t> r_bin, r_event;
+    std::vector<uint32_t> r_thread, r_node, r_count;
+    std::vector<double> r_period;
+    std::unordered_map<Key3, uint32_t, Key3Hash> in_bin;
+    // Events whose samples carry no period count samples (Profile does the same).
+    std::vector<bool> by_count(p_.events.size(), false);
+    for (size_t e = 0; e < p_.events.size(); ++e) by_count[e] = p_.events[e].period == p_.events[e].samples;
+    uint32_t bin = UINT32_MAX;
+    for (const auto& r : t_.rows) {
+      if (r.bin != bin) in_bin.clear(), bin = r.bin;
+      const auto& s = p_.samples[r.aggregate];
+      const uint32_t node = node_of(r.aggregate), th = threads_.of_aggregate[r.aggregate];
+      auto [it, fresh] = in_bin.try_emplace(Key3{node, th, s.event}, static_cast<uint32_t>(r_bin.size()));
+      if (fresh) {
+        r_bin.push_back(static_cast<uint16_t>(r.bin));
+        r_thread.push_back(th), r_node.push_back(node), r_event.push_back(static_cast<uint16_t>(s.event));
+        r_count.push_back(0), r_period.push_back(0);
+      }
+      r_count[it->second] += static_cast<uint32_t>(r.count);
+      r_period[it->second] += by_count[s.event] && r.period == 0 ? double(r.count) : double(r.period);
+    }
+    d_ += fmt::format(",\"rows\":{}", r_bin.size());
+    append_column(d_, "rowBin", r_bin);
+    append_column(d_, "rowThread", r_thread);
+    append_column(d_, "rowNode", r_node);
+    append_column(d_, "rowEvent", r_event);
+    append_column(d_, "rowCount", r_count);
+    append_column(d_, "rowPeriod", r_period);
+  }
+
+  // Probe hits: time (ns after the first sample), thread, event, stack node, arguments.
+  void markers() {
+    std::string m_time, m_thread, m_event, m_node, m_args;
+    for (size_t i = 0; i < t_.markers.size(); ++i) {
+      const auto& m = t_.markers[i];
+      const char* sep = i ? "," : "";
+      fmt::format_to(std::back_inserter(m_time), "{}{}", sep, relative(m.time));
+      fmt::format_to(std::back_inserter(m_thread), "{}{}", sep, threads_.of_aggregate[m.aggregate]);
+      fmt::format_to(std::back_inserter(m_event), "{}{}", sep, p_.samples[m.aggregate].event);
+      fmt::format_to(std::back_inserter(m_node), "{}{}", sep, node_of(m.aggregate));
+      m_args += sep + json_str(m.args);
+    }
+    d_ += ",\"markerTime\":[" + m_time + "],\"markerThread\":[" + m_thread + "],\"markerEvent\":[" + m_event +
+          "],\"markerNode\":[" + m_node + "],\"markerArgs\":[" + m_args + "]";
+  }
+
+  // Off-CPU intervals (end, length, thread, event) and losses (time, count).
+  void intervals() {
+    std::string o, l;
+    for (size_t i = 0; i < t_.offcpu.size(); ++i) {
+      const auto& sp = t_.offcpu[i];
+      fmt::format_to(std::back_inserter(o), "{}{},{},{},{}", i ? "," : "", relative(sp.time), sp.period,
+                     threads_.of_aggregate[sp.aggregate], p_.samples[sp.aggregate].event);
+    }
+    for (size_t i = 0; i < t_.losses.size(); ++i)
+      fmt::format_to(std::back_inserter(l), "{}{},{}", i ? "," : "", relative(t_.losses[i].time), t_.losses[i].lost);
+    d_ += ",\"offcpu\":[" + o + "],\"losses\":[" + l + "]";
+  }
+
+ private:
+  uint32_t node_of(uint32_t aggregate) const {
+    uint32_t stack = p_.samples[aggregate].stack;
+    return stack == UINT32_MAX ? 0 : tree_.of_stack[stack];
+  }
+  int64_t relative(uint64_t time) const {
+    return time >= t_.first ? int64_t(time - t_.first) : -int64_t(t_.first - time);
+  }
+
+  const analysis::Profile& p_;
+  const analysis::Timeline& t_;
+  FrameTable table_;
+  FrameTree tree_;
+  Threads threads_;
+  std::string d_;
+};
+
+}  // namespace
+
 std::string page_data_json(const analysis::Profile& p, const analysis::Timeline* timeline, const PageFacts& facts) {
-  FrameTable table(p);
-  const auto& frames = table.frames();
-  FrameTree tree(p, table);
-  Threads threads(p);
   analysis::Timeline whole;  // without a timeline: one bin
   if (!timeline) {
     whole.bins = 1;
     for (uint32_t i = 0; i < p.samples.size(); ++i) whole.rows.push_back({i, 0, p.samples[i].count, p.samples[i].period});
     timeline = &whole;
   }
-  const auto& t = *timeline;
-
-  std::string d = "{\"title\":" + json_str(facts.title);
-  d += ",\"empty\":" + json_str(facts.empty_reason);
-  d += ",\"host\":" + json_str(p.hostname) + ",\"cmdline\":" + json_str(p.cmdline);
-  d += ",\"osRelease\":" + json_str(p.os_release) + ",\"arch\":" + json_str(p.arch);
-  d += fmt::format(",\"lost\":{},\"first\":\"{}\",\"last\":\"{}\",\"binNs\":{},\"bins\":{}", p.lost_samples, t.first,
-                   t.last, t.bin_ns, t.bins);
-  d += fmt::format(",\"markersDropped\":{},\"spansDropped\":{}", t.markers_dropped, t.spans_dropped);
-
-  // Events, and the one shown first.
-  std::vector<bool> probe(p.events.size(), false);
-  for (const auto& m : t.markers) probe[p.samples[m.aggregate].event] = true;
-  uint32_t shown = 0;
-  d += ",\"events\":[";
-  for (size_t i = 0; i < p.events.size(); ++i) {
-    const auto& e = p.events[i];
-    if (e.name == facts.shown_event) shown = static_cast<uint32_t>(i);
-    d += fmt::format("{}{{\"name\":{},\"unit\":{},\"kind\":\"{}\",\"samples\":{},\"period\":{}}}", i ? "," : "",
-                     json_str(e.name), json_str(e.unit), event_kind(e, probe[i]), e.samples, e.period);
-  }
-  // By default the first event that is not a probe's: the graph of hits is
-  // rarely what one opens the page for.
-  if (facts.shown_event.empty())
-    for (size_t i = 0; i < p.events.size(); ++i)
-      if (!probe[i]) {
-        shown = static_cast<uint32_t>(i);
-        break;
-      }
-  d += fmt::format("],\"shown\":{}", shown);
-
-  d += ",\"threads\":[";
-  for (size_t i = 0; i < threads.pid_tid.size(); ++i) {
-    auto [pid, tid] = threads.pid_tid[i];
-    d += fmt::format("{}[{},{},{}]", i ? "," : "", int64_t(pid == UINT32_MAX ? -1 : pid),
-                     int64_t(tid == UINT32_MAX ? -1 : tid), json_str(thread_comm(p, tid, threads.comm[i])));
-  }
-  d += "]";
-
-  // Frames: name, object, kind (bit 0 kernel, bit 1 unresolved), file.
-  std::unordered_map<std::string_view, uint32_t> dso_index, file_index;
-  std::vector<uint32_t> frame_dso(frames.size()), frame_file(frames.size()), kinds(frames.size());
-  std::string dsos, files, names;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    auto [dp, dfresh] = dso_index.try_emplace(frames[i].dso, static_cast<uint32_t>(dso_index.size()));
-    if (dfresh) dsos += (dp->second ? "," : "") + json_str(frames[i].dso);
-    frame_dso[i] = dp->second;
-    auto [fp, ffresh] = file_index.try_emplace(frames[i].file, static_cast<uint32_t>(file_index.size()));
-    if (ffresh) files += (fp->second ? "," : "") + json_str(frames[i].file);
-    frame_file[i] = fp->second;
-    names += (i ? "," : "") + json_str(frames[i].name);
-    kinds[i] = (frames[i].kernel ? 1 : 0) | (frames[i].resolved ? 0 : 2);
-  }
-  d += ",\"names\":[" + names + "],\"dsos\":[" + dsos + "],\"files\":[" + files + "]";
-  append_numbers(d, "frameDso", frame_dso);
-  append_numbers(d, "frameFile", frame_file);
-  append_numbers(d, "kinds", kinds);
-
-  d += fmt::format(",\"nodes\":{}", tree.parent.size());
-  append_column(d, "nodeParent", tree.parent);
-  append_column(d, "nodeFrame", tree.frame);
-  if (tree.has_lines) append_column(d, "nodeLine", tree.line);
-
-  // Rows: one per (bin, thread, node, event); the Timeline's rows are by
-  // bin, so merging needs a map of one bin at a time.
-  std::vector<uint16_t> r_bin, r_event;
-  std::vector<uint32_t> r_thread, r_node, r_count;
-  std::vector<double> r_period;
-  std::unordered_map<Key3, uint32_t, Key3Hash> in_bin;
-  // Events whose samples carry no period count samples (Profile does the same).
-  std::vector<bool> by_count(p.events.size(), false);
-  for (size_t e = 0; e < p.events.size(); ++e) by_count[e] = p.events[e].period == p.events[e].samples;
-  uint32_t bin = UINT32_MAX;
-  for (const auto& r : t.rows) {
-    if (r.bin != bin) in_bin.clear(), bin = r.bin;
-    const auto& s = p.samples[r.aggregate];
-    uint32_t node = s.stack == UINT32_MAX ? 0 : tree.of_stack[s.stack];
-    uint32_t th = threads.of_aggregate[r.aggregate];
-    auto [it, fresh] = in_bin.try_emplace(Key3{node, th, s.event}, static_cast<uint32_t>(r_bin.size()));
-    if (fresh) {
-      r_bin.push_back(static_cast<uint16_t>(r.bin));
-      r_thread.push_back(th), r_node.push_back(node), r_event.push_back(static_cast<uint16_t>(s.event));
-      r_count.push_back(0), r_period.push_back(0);
-    }
-    r_count[it->second] += static_cast<uint32_t>(r.count);
-    r_period[it->second] += by_count[s.event] && r.period == 0 ? double(r.count) : double(r.period);
-  }
-  d += fmt::format(",\"rows\":{}", r_bin.size());
-  append_column(d, "rowBin", r_bin);
-  append_column(d, "rowThread", r_thread);
-  append_column(d, "rowNode", r_node);
-  append_column(d, "rowEvent", r_event);
-  append_column(d, "rowCount", r_count);
-  append_column(d, "rowPeriod", r_period);
-
-  // Markers: time (ns after the first sample), thread, event, stack node, arguments.
-  auto rel = [&](uint64_t time) { return time > t.first ? int64_t(time - t.first) : -int64_t(t.first - time); };
-  std::string m_time, m_thread, m_event, m_node, m_args;
-  for (size_t i = 0; i < t.markers.size(); ++i) {
-    const auto& m = t.markers[i];
-    const auto& s = p.samples[m.aggregate];
-    const char* sep = i ? "," : "";
-    fmt::format_to(std::back_inserter(m_time), "{}{}", sep, rel(m.time));
-    fmt::format_to(std::back_inserter(m_thread), "{}{}", sep, threads.of_aggregate[m.aggregate]);
-    fmt::format_to(std::back_inserter(m_event), "{}{}", sep, s.event);
-    fmt::format_to(std::back_inserter(m_node), "{}{}", sep, s.stack == UINT32_MAX ? 0 : tree.of_stack[s.stack]);
-    m_args += sep + json_str(m.args);
-  }
-  d += ",\"markerTime\":[" + m_time + "],\"markerThread\":[" + m_thread + "],\"markerEvent\":[" + m_event +
-       "],\"markerNode\":[" + m_node + "],\"markerArgs\":[" + m_args + "]";
-
-  // Off-CPU intervals: end (relative ns), length, thread, event.
-  std::string o;
-  for (size_t i = 0; i < t.offcpu.size(); ++i) {
-    const auto& sp = t.offcpu[i];
-    fmt::format_to(std::back_inserter(o), "{}{},{},{},{}", i ? "," : "", rel(sp.time), sp.period,
-                   threads.of_aggregate[sp.aggregate], p.samples[sp.aggregate].event);
-  }
-  d += ",\"offcpu\":[" + o + "]";
-  std::string l;
-  for (size_t i = 0; i < t.losses.size(); ++i)
-    fmt::format_to(std::back_inserter(l), "{}{},{}", i ? "," : "", rel(t.losses[i].time), t.losses[i].lost);
-  d += ",\"losses\":[" + l + "]}";
-  return d;
+  PageJson j(p, *timeline);
+  j.facts(facts);
+  j.events(facts.shown_event);
+  j.threads();
+  j.frames();
+  j.rows();
+  j.markers();
+  j.intervals();
+  return j.take();
 }
 
 }  // namespace sonde::convert

@@ -28,6 +28,9 @@
   facts.push(`<b>${(D.lost || 0).toLocaleString()}</b> lost`);
   facts.push(`duration <b>${S.fmtNs(durationNs)}</b>`);
   facts.push(`${M.threads.length} threads`);
+  // The page keeps at most 200,000 probe hits and off-CPU intervals (page_data.h).
+  if (D.markersDropped) facts.push(`${D.markersDropped.toLocaleString()} more probe hits not drawn`);
+  if (D.spansDropped) facts.push(`${D.spansDropped.toLocaleString()} more off-CPU intervals not drawn`);
   $('facts').innerHTML = facts.join(' · ');
 
   if (D.empty || M.R === 0) {
