@@ -142,8 +142,10 @@ void run_convert(const ConvertArgs& a) {
   clear_progress();
   std::optional<analysis::Timeline> timeline;
   if (collector) timeline = collector->finish();
-  // An empty page says so; other formats have nothing to write.
-  if (profile.samples.empty() && *fmt != convert::Format::kHtml) throw_runtime("convert: {}", no_samples_text(a));
+  // An empty recording's page says so; other formats have nothing to write,
+  // and an input cut short (not a recording without samples) is an error.
+  if (profile.samples.empty() && (*fmt != convert::Format::kHtml || profile.truncated_bytes))
+    throw_runtime("convert: {}", no_samples_text(a));
   if (profile.samples.empty())
     std::fprintf(stderr, "sonde convert: %s; the page says so\n", no_samples_text(a).c_str());
   if (profile.truncated_bytes)
