@@ -10,6 +10,9 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "commands.h"
 #include "reading_options.h"
@@ -19,6 +22,8 @@
 #include "format/stream_reader.h"
 #include "analysis/profile_builder.h"
 #include "analysis/sample_times.h"
+#include "analysis/timeline.h"
+#include "probe/sdt_format.h"
 #include "symbol/symbolizer.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -61,7 +66,16 @@ void write_jit_maps(const ConvertArgs& a, const std::vector<std::string>& jitdum
                  "/tmp/perf-PID.map (copy them there, or use --jit-maps /tmp)\n", maps.written.size(), dir.c_str());
 }
 
-void export_profile(convert::Format fmt, const analysis::Profile& p, const ConvertArgs& a, std::ostream& out) {
+bool has_filters(const ConvertArgs& a) {
+  return !(a.pids.empty() && a.tids.empty() && a.comms.empty() && a.events.empty() && a.time.empty());
+}
+
+std::string no_samples_text(const ConvertArgs& a) {
+  return fmt::format("no samples in {}{}", a.input, has_filters(a) ? " match the filters" : "");
+}
+
+void export_profile(convert::Format fmt, const analysis::Profile& p, const analysis::Timeline* timeline,
+                    const ConvertArgs& a, std::ostream& out) {
   std::string name = a.input == "-" ? "stdin" : a.input.substr(a.input.rfind('/') + 1);
   switch (fmt) {
     case convert::Format::kPprof:
@@ -80,6 +94,8 @@ void export_profile(convert::Format fmt, const analysis::Profile& p, const Conve
     case convert::Format::kHtml: {
       convert::HtmlOptions ho;
       ho.title = name + (p.events.empty() ? "" : " (" + p.events[0].name + ")");
+      ho.timeline = timeline;
+      if (p.samples.empty()) ho.empty_reason = no_samples_text(a);
       convert::write_html(p, ho, out);
       break;
     }
@@ -131,31 +147,41 @@ void run_convert(const ConvertArgs& a) {
   Symbolizer symbolizer(a.symbols.options(a.input));
   po.progress = progress_printer("convert");
   auto reader = format::open_recording(a.input);
+  // The page's timeline: each sample's time bin, probe hits, off-CPU and losses.
+  std::optional<analysis::TimelineCollector> collector;
+  if (*fmt == convert::Format::kHtml) {
+    collector.emplace(probe::sdt_extra_fields);
+    po.on_kept_sample = [&](const format::Sample& s, uint32_t agg) { collector->on_kept_sample(s, agg); };
+    po.on_record = [&](const format::RecordView& r, const format::Session& s) { collector->on_record(r, s); };
+  }
   auto profile = analysis::build_profile(*reader, symbolizer, po);
   clear_progress();
+  std::optional<analysis::Timeline> timeline;
+  if (collector) timeline = collector->finish();
+  // An empty recording's page says so; other formats have nothing to write,
+  // and an input cut short (not a recording without samples) is an error.
+  if (profile.samples.empty() && (*fmt != convert::Format::kHtml || profile.truncated_bytes))
+    throw_runtime("convert: {}", no_samples_text(a));
   if (profile.samples.empty())
-    throw_runtime("convert: no samples in {}{}", a.input,
-                  a.pids.empty() && a.tids.empty() && a.comms.empty() && a.events.empty() && a.time.empty()
-                      ? ""
-                      : " match the filters");
+    std::fprintf(stderr, "sonde convert: %s; the page says so\n", no_samples_text(a).c_str());
   if (profile.truncated_bytes)
     std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
                  (unsigned long long)profile.truncated_bytes);
   for (const auto& note : profile.notes) std::fprintf(stderr, "sonde convert: %s\n", note.c_str());
-  if (profile.events.size() > 1 && (*fmt == convert::Format::kFolded || *fmt == convert::Format::kHtml))
+  if (profile.events.size() > 1 && *fmt == convert::Format::kFolded)
     std::fprintf(stderr, "sonde convert: %zu events recorded; %s shows '%s' only (choose with --event)\n",
                  profile.events.size(), a.to.c_str(), profile.events[0].name.c_str());
 
   // 3. Write.
   if (a.output == "-") {
-    export_profile(*fmt, profile, a, std::cout);
+    export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, std::cout);
     std::cout.flush();
     if (!std::cout) throw_runtime("cannot write to standard output");
     return;
   }
   // Removed unless committed, also when a signal ends the conversion.
   AtomicFile out(a.output, {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
-  export_profile(*fmt, profile, a, out.stream());
+  export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, out.stream());
   out.commit();
 }
 

@@ -125,6 +125,7 @@ class ProfileBuilder::Impl {
     auto& ps = profile_.samples[index];
     ps.count += 1;
     ps.period += s.period;
+    if (opts_.on_kept_sample) opts_.on_kept_sample(s, index);
   }
 
   // The stack-tree node of a sample's call chain. Consecutive samples of a
@@ -356,6 +357,9 @@ class ProfileBuilder::Impl {
     if (opts_.inline_frames && sym.inline_frames(h, key, inlines_) > 0) {
       // Innermost first: each inlined function, then the outer symbol.
       uint32_t line = outer_line ? outer_line->line : 0;
+      // Each function's source file: the address's for the innermost, then
+      // the file each inlined call was made from.
+      std::string_view file = outer_line ? std::string_view(outer_line->file) : std::string_view();
       for (const auto& in : inlines_) {
         // One function per (object, inlined name), like symbols.
         std::string key = fmt::format("{}\x1finline\x1f{}", loc.mapping, in.function);
@@ -368,13 +372,17 @@ class ProfileBuilder::Impl {
           fn.name = fn.raw_name = profile_.intern(in.function);
           fn.mapping = loc.mapping;
           fn.resolved = true;
+          fn.file = profile_.intern(file);
           fid = static_cast<uint32_t>(profile_.functions.size());
           profile_.functions.push_back(fn);
           function_index_.emplace(std::move(key), fid);
         }
         loc.lines.push_back({fid, line});
         line = in.call_line;
+        file = in.call_file;
       }
+      if (!profile_.functions[loc.function].file && !file.empty())
+        profile_.functions[loc.function].file = profile_.intern(file);
       loc.lines.push_back({loc.function, line});
     } else if (outer_line) {
       profile_.functions[loc.function].file = profile_.intern(outer_line->file);
@@ -444,7 +452,9 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   RecordingWalker walker(reader, dwarf_unwinding(symbolizer.options().cache_root));
   walker.set_jit_dirs(symbolizer.options().jit_dirs);
   ProfileBuilder b(symbolizer, options);
-  walker.run([&](const Sample& s) { b.add(s, walker.space()); }, nullptr, options.progress);
+  RecordingWalker::RecordFn on_record;
+  if (options.on_record) on_record = [&](const format::RecordView& r) { options.on_record(r, walker.session()); };
+  walker.run([&](const Sample& s) { b.add(s, walker.space()); }, on_record, options.progress);
   Profile p = b.finish();
   const auto& session = walker.session();
   p.hostname = session.feature_string(kFeatHostname).value_or("");

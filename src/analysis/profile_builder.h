@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "format/sample.h"
+#include "format/session.h"
 #include "format/stream_reader.h"
 #include "analysis/address_space.h"
 #include "analysis/profile.h"
@@ -41,6 +42,12 @@ struct ProfileOptions {
   std::string header_facts_of;
   // Called with (bytes read, input size or 0) now and then.
   std::function<void(uint64_t, uint64_t)> progress;
+  // Observers for outputs that need more than the aggregates (the HTML
+  // page's timeline, analysis/timeline.h): each sample the filters kept,
+  // with the index of the Profile sample it was added to; and every other
+  // record, with the session that decodes its sample_id trailer.
+  std::function<void(const format::Sample&, uint32_t aggregate)> on_kept_sample;
+  std::function<void(const format::RecordView&, const format::Session&)> on_record;
 };
 
 // build_profile's engine, one sample at a time: a live reader (`sonde top`)

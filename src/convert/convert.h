@@ -15,6 +15,7 @@
 #include "format/stream_reader.h"
 #include "analysis/profile.h"
 #include "analysis/profile_builder.h"  // ProfileFilter
+#include "analysis/timeline.h"
 #include "convert/frames.h"
 
 namespace sonde::convert {
@@ -58,8 +59,14 @@ struct HtmlOptions {
   size_t top_functions = 1000;  // rows of the top-functions table
   std::string event;      // the event shown (default: the first)
   std::optional<HtmlBaseline> baseline;
+  // Without a baseline: the analysis page (timeline and views, page/*.js).
+  const analysis::Timeline* timeline = nullptr;  // null: one bin, no markers
+  std::string empty_reason;  // the page says this (an empty recording)
 };
-// html: one self-contained page with a flame graph and a top-functions table.
+// html: one self-contained page. With a baseline, a differential flame graph
+// and a top-functions table; else the analysis page: header facts, a
+// timeline of threads, and flame graph, call tree, bottom-up, caller/callee
+// and top-functions views of a selection (docs/export.md).
 void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out);
 
 // perf: a file-mode perf.data (format/file_mode_writer) of the input's

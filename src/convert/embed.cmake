@@ -1,8 +1,14 @@
-# Build-time step: turns the flame graph's page template and script into a
-# header of string constants, so they stay ordinary, diffable source files.
-# Usage: cmake -DTEMPLATE=... -DSCRIPT=... -DOUT=... -P embed.cmake
+# Build-time step: turns an HTML page template and its scripts into a header
+# of string constants, so they stay ordinary, diffable source files.
+# Usage: cmake -DTEMPLATE=page.html -DSCRIPTS=a.js|b.js -DHTML_NAME=kX -DJS_NAME=kY -DOUT=... -P embed.cmake
+# The scripts are concatenated, in order, into one constant.
 file(READ "${TEMPLATE}" template_text)
-file(READ "${SCRIPT}" script_text)
+set(script_text "")
+string(REPLACE "|" ";" script_list "${SCRIPTS}")
+foreach(script IN LISTS script_list)
+  file(READ "${script}" one)
+  string(APPEND script_text "${one}")
+endforeach()
 foreach(text IN ITEMS "${template_text}" "${script_text}")
   string(FIND "${text}" ")sonde_asset\"" bad)
   if(NOT bad EQUAL -1)
@@ -11,9 +17,9 @@ foreach(text IN ITEMS "${template_text}" "${script_text}")
 endforeach()
 string(FIND "${script_text}" "</script" bad)
 if(NOT bad EQUAL -1)
-  message(FATAL_ERROR "flamegraph.js must not contain \"</script\" (it is inlined in a <script> element)")
+  message(FATAL_ERROR "the page's scripts must not contain \"</script\" (they are inlined in a <script> element)")
 endif()
-set(content "// Generated from template.html and flamegraph.js by embed.cmake. Do not edit.\n#pragma once\n#include <string_view>\nnamespace sonde::convert {\ninline constexpr std::string_view kTemplateHtml = R\"sonde_asset(${template_text})sonde_asset\";\ninline constexpr std::string_view kFlamegraphJs = R\"sonde_asset(${script_text})sonde_asset\";\n}  // namespace sonde::convert\n")
+set(content "// Generated from ${TEMPLATE} and its scripts by embed.cmake. Do not edit.\n#pragma once\n#include <string_view>\nnamespace sonde::convert {\ninline constexpr std::string_view ${HTML_NAME} = R\"sonde_asset(${template_text})sonde_asset\";\ninline constexpr std::string_view ${JS_NAME} = R\"sonde_asset(${script_text})sonde_asset\";\n}  // namespace sonde::convert\n")
 file(WRITE "${OUT}.tmp" "${content}")
 file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
 file(REMOVE "${OUT}.tmp")

@@ -75,6 +75,20 @@ void FrameTable::location_frames(uint32_t location, std::vector<uint32_t>& out) 
   for (auto it = loc.lines.rbegin(); it != loc.lines.rend(); ++it) out.push_back(of_function_[it->function]);
 }
 
+void FrameTable::location_frame_lines(uint32_t location, std::vector<uint32_t>& out,
+                                      std::vector<uint32_t>& lines) const {
+  const auto& loc = p_.locations[location];
+  if (loc.lines.empty()) {
+    out.push_back(of_function_[loc.function]);
+    lines.push_back(0);
+    return;
+  }
+  for (auto it = loc.lines.rbegin(); it != loc.lines.rend(); ++it) {
+    out.push_back(of_function_[it->function]);
+    lines.push_back(it->line);
+  }
+}
+
 void FrameTable::stack_frames(uint32_t leaf, std::vector<uint32_t>& out) const {
   out.clear();
   p_.stack_locations(leaf, locs_);  // leaf first

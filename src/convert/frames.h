@@ -31,6 +31,8 @@ class FrameTable {
   // Frames of one location, outermost first (inline frames expanded).
   // Appends to `out`.
   void location_frames(uint32_t location, std::vector<uint32_t>& out) const;
+  // The same with each frame's source line (0 when unknown) in `lines`.
+  void location_frame_lines(uint32_t location, std::vector<uint32_t>& out, std::vector<uint32_t>& lines) const;
   // Frames of a stack (leaf node of the prefix tree), root first. Clears `out`.
   void stack_frames(uint32_t leaf, std::vector<uint32_t>& out) const;
 

@@ -1,4 +1,7 @@
-// HTML flame graph: the Profile is aggregated here, in C++, into a frame
+// The HTML pages. `sonde convert --to html` writes the analysis page
+// (page/page.html and page/*.js, its data from page_data.h: the views are
+// computed in the browser, for any selection). `sonde diff --to html` writes
+// the differential flame graph: the Profile is aggregated here, in C++, into a frame
 // tree (one node per distinct root-to-frame path of frame names), so the page
 // receives a tree whose size depends on the number of distinct stacks, not of
 // samples. The tree is emitted in preorder as flat numbers; the page's script
@@ -17,6 +20,8 @@
 #include "convert/frames.h"
 #include "convert/html_baseline.h"
 #include "convert/html_assets.h"  // generated: kTemplateHtml, kFlamegraphJs
+#include "convert/page_assets.h"  // generated: kPageHtml, kPageJs
+#include "convert/page_data.h"
 #include "format/offcpu_event.h"
 #include "util/error.h"
 
@@ -88,7 +93,53 @@ uint32_t event_named(const analysis::Profile& p, std::string_view name) {
 
 }  // namespace
 
+namespace {
+
+std::string html_text(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+void write_analysis_page(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out) {
+  PageFacts facts{opts.title, opts.event, opts.empty_reason};
+  std::string data = page_data_json(p, opts.timeline, facts);
+  std::string safe_data;
+  safe_data.reserve(data.size() + 64);
+  append_script_safe(safe_data, data);
+  std::string title = html_text(opts.title.empty() ? "sonde" : opts.title);
+  const Placeholder fills[] = {
+      {"@TITLE@", title, 2},  // <title> and <h1>
+      {"@DATA@", safe_data, 1},
+      {"@SCRIPT@", kPageJs, 1},
+  };
+  render_template(kPageHtml, fills, out);
+  if (!out) throw_runtime("html: cannot write the output");
+}
+
+void write_flame_page(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out);
+
+}  // namespace
+
 void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out) {
+  if (!opts.event.empty() && event_named(p, opts.event) == UINT32_MAX)
+    throw_runtime("html: no event '{}' in the profile", opts.event);
+  if (opts.baseline)
+    write_flame_page(p, opts, out);
+  else
+    write_analysis_page(p, opts, out);
+}
+
+namespace {
+
+void write_flame_page(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out) {
   const uint32_t ev = opts.event.empty() ? primary_event(p) : event_named(p, opts.event);
   if (!opts.event.empty() && ev == UINT32_MAX) throw_runtime("html: no event '{}' in the profile", opts.event);
   FrameTable table(p);
@@ -194,5 +245,7 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
   render_template(kTemplateHtml, fills, out);
   if (!out) throw_runtime("html: cannot write the output");
 }
+
+}  // namespace
 
 }  // namespace sonde::convert

@@ -346,13 +346,14 @@ TEST_F(OffcpuRecord, ExportsTellTheKindsApart) {
     if (line.find(";nap;") != std::string::npos) nap_ns += std::stoull(line.substr(line.rfind(' ') + 1));
   EXPECT_GE(static_cast<double>(nap_ns) / 1e6, 500 * 0.95) << folded.out;
   EXPECT_EQ(folded.out.find(";spin"), std::string::npos) << "spin() never blocks";
-  // HTML: off-CPU time in cold colours.
+  // HTML: the page knows the off-CPU kind (drawn in cold colours, and with
+  // cpu-clock in one graph: PageTest.CpuAndOffCpuTimeInOneGraph).
   auto html = run({sonde_bin(), "convert", "-i", data, "--to", "html", "--event", "offcpu-time", "-o", "-"});
   ASSERT_EQ(html.exit_code, 0) << html.err;
-  EXPECT_NE(html.out.find("\"event\":\"offcpu-time\""), std::string::npos);
-  EXPECT_NE(html.out.find("\"cold\":true"), std::string::npos);
+  EXPECT_NE(html.out.find("{\"name\":\"offcpu-time\",\"unit\":\"nanoseconds\",\"kind\":\"off\""), std::string::npos);
   auto warm = run({sonde_bin(), "convert", "-i", data, "--to", "html", "--event", "cpu-clock", "-o", "-"});
-  EXPECT_NE(warm.out.find("\"cold\":false"), std::string::npos);
+  EXPECT_NE(warm.out.find("{\"name\":\"cpu-clock\",\"unit\":\"nanoseconds\",\"kind\":\"cpu\""), std::string::npos);
+  EXPECT_EQ(warm.out.find("\"kind\":\"off\""), std::string::npos);
 }
 
 }  // namespace
