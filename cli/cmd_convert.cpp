@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 
+#include "analysis/directory_reader.h"
 #include "commands.h"
 #include "reading_options.h"
 #include "convert/convert.h"
@@ -103,7 +104,7 @@ void run_convert(const ConvertArgs& a) {
 
   // perf file mode copies records: no Profile, no symbolization.
   if (*fmt == convert::Format::kPerf) {
-    auto reader = format::open_recording(a.input);
+    auto reader = analysis::open_input(a.input);
     convert::write_perf_file(*reader, po.filter, a.output);
     if (reader->truncated_bytes())
       std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
@@ -114,7 +115,7 @@ void run_convert(const ConvertArgs& a) {
   // 2. Read and symbolize.
   Symbolizer symbolizer(a.symbols.options(a.input));
   po.progress = progress_printer("convert");
-  auto reader = format::open_recording(a.input);
+  auto reader = analysis::open_input(a.input);
   auto profile = analysis::build_profile(*reader, symbolizer, po);
   clear_progress();
   if (profile.samples.empty())
