@@ -27,7 +27,8 @@ void put(std::FILE* f, const RecordView& rec) {
 
 }  // namespace
 
-std::vector<uint64_t> split_into_directory(const std::string& stream, const std::string& dir, unsigned streams) {
+std::vector<uint64_t> split_into_directory(const std::string& stream, const std::string& dir, unsigned streams,
+                                           SplitBy by) {
   std::vector<File> files;
   std::vector<uint64_t> counts(streams + 1);
   for (unsigned i = 0; i <= streams; ++i) {
@@ -42,6 +43,7 @@ std::vector<uint64_t> split_into_directory(const std::string& stream, const std:
   Sample sample;
   RecordView rec;
   bool init_done = false;
+  uint64_t turn = 0;
   while (reader->next(rec)) {
     const uint32_t type = rec.header.type;
     const bool header = session.observe(rec) && type != kFinishedInit && !init_done;
@@ -56,7 +58,7 @@ std::vector<uint64_t> split_into_directory(const std::string& stream, const std:
       SampleId sid;
       if (type == kSample && session.decode_sample(rec, sample)) cpu = sample.cpu;
       else if (session.decode_sample_id(rec, sid)) cpu = sid.cpu;
-      to = 1 + cpu % streams;
+      to = 1 + (by == SplitBy::kCpu ? cpu : turn++) % streams;
     }
     put(files[to].get(), rec);
     ++counts[to];
