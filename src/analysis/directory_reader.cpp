@@ -113,9 +113,24 @@ void DirectoryReader::update_position() {
   position_ = pos;
 }
 
-bool DirectoryReader::next(RecordView& out) {
+// Advancing stream i past its current record fetches its next batch, which
+// releases the records of the current one.
+bool DirectoryReader::must_refill(uint32_t i) const {
+  const Stream& s = *streams_[i];
+  return !s.done && s.at + 1 >= s.batch.size();
+}
+
+// The next record to hand out; false at the end, or when that would first
+// fetch a file's next batch and `may_refill` is false (records handed out
+// since the last refill stay valid until then).
+bool DirectoryReader::take(RecordView& out, bool may_refill) {
   if (!started_) start();
-  if (handed_out_ >= 0) advance(static_cast<uint32_t>(std::exchange(handed_out_, -1)));
+  if (handed_out_ >= 0) {
+    const auto i = static_cast<uint32_t>(handed_out_);
+    if (!may_refill && must_refill(i)) return false;
+    handed_out_ = -1;
+    advance(i);
+  }
   if (round_due_) {
     round_due_ = false;
     out = {round_, {reinterpret_cast<const uint8_t*>(&round_), sizeof round_}, {}, 0};
@@ -126,22 +141,43 @@ bool DirectoryReader::next(RecordView& out) {
     const Head h = heap_.back();
     heap_.pop_back();
     const RecordView& rec = streams_[h.stream]->batch[streams_[h.stream]->at];
+    handed_out_ = h.stream;  // its advance is due, whether it is handed out or left out
     if (!keep(h.stream, rec)) {
+      if (!may_refill && must_refill(h.stream)) return false;
+      handed_out_ = -1;
       advance(h.stream);
       continue;
     }
     if (rec.header.type >= kHeaderAttr) session_.observe(rec);
-    if (h.time != 0 && ++timed_since_round_ >= kRoundRecords) {
+    if (rounds_ && h.time != 0 && ++timed_since_round_ >= kRoundRecords) {
       timed_since_round_ = 0;
       round_due_ = true;
     }
     if ((++delivered_ & 0xfff) == 0) update_position();
-    handed_out_ = h.stream;
     out = rec;
     return true;
   }
   update_position();
   return false;
+}
+
+bool DirectoryReader::next(RecordView& out) { return take(out, true); }
+
+bool DirectoryReader::next_batch(std::vector<RecordView>& out) {
+  rounds_ = false;
+  out.clear();
+  RecordView rec;
+  while (out.size() < kBatchRecords && take(rec, out.empty())) out.push_back(rec);
+  return !out.empty();
+}
+
+RecordOrderer::Stats DirectoryReader::batch_stats() const {
+  RecordOrderer::Stats st;
+  for (const auto& s : streams_) st.records += s->orderer->stats().records;
+  st.truncated_bytes = truncated_bytes_;
+  st.unknown_records = unknown_records_;
+  st.stop_error = error_;
+  return st;
 }
 
 std::unique_ptr<RecordReader> open_input(const std::string& path) {

@@ -8,6 +8,10 @@
 // one stream. A FINISHED_ROUND follows every kRoundRecords timed records, so
 // what reads or writes the sequence (convert --to perf) keeps bounded windows.
 //
+// RecordingWalker takes the merge in batches instead (next_batch): views into
+// the files' own batches, no second copy and no second ordering stage; a
+// batch ends where a file must fetch its next one.
+//
 // Memory: per file, what its RecordOrderer holds (its window and two ready
 // batches). Per record: one heap step over the files.
 #pragma once
@@ -29,10 +33,17 @@ namespace sonde::analysis {
 class DirectoryReader : public format::RecordReader {
  public:
   static constexpr uint64_t kRoundRecords = 4096;
+  static constexpr size_t kBatchRecords = 2048;  // as RecordOrderer's
 
   explicit DirectoryReader(const format::RecordingDir& dir);
   ~DirectoryReader() override;
+  // One record at a time, valid until the next call, with FINISHED_ROUNDs.
   bool next(format::RecordView& out) override;
+  // The merged records a batch at a time (RecordOrderer's contract: valid
+  // until the next call; no FINISHED_ROUND). Use either this or next().
+  bool next_batch(std::vector<format::RecordView>& out);
+  // After next_batch returned false (RecordOrderer::Stats, over the files).
+  RecordOrderer::Stats batch_stats() const;
 
  private:
   struct Stream {
@@ -50,6 +61,8 @@ class DirectoryReader : public format::RecordReader {
     bool operator>(const Head& o) const { return time != o.time ? time > o.time : stream > o.stream; }
   };
 
+  bool take(format::RecordView& out, bool may_refill);
+  bool must_refill(uint32_t i) const;
   void start();
   void advance(uint32_t i);  // past the current record of stream i
   bool refill(Stream& s);    // false when s has no more records
@@ -66,6 +79,7 @@ class DirectoryReader : public format::RecordReader {
   int64_t handed_out_ = -1;  // the stream whose record next() returned last
   uint64_t timed_since_round_ = 0;
   bool round_due_ = false;
+  bool rounds_ = true;  // next() hands out FINISHED_ROUNDs, next_batch() not
   uint64_t delivered_ = 0;
   format::RecordHeader round_{};
 };
