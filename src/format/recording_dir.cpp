@@ -49,13 +49,24 @@ bool has_dir_format(const std::string& data_path) {
   return (h.features[kFeatDirFormat / 64] >> (kFeatDirFormat % 64)) & 1;
 }
 
-// perf's data.N: data's HEADER_ATTR records first, then the file's own.
+// perf's data.N: data's HEADER_ATTR records first, then the file's own, with
+// a FINISHED_ROUND after every kRecordsPerRound of them. perf writes no
+// rounds there (its reader queues a whole file, up to a memory limit past
+// which it flushes half); each file is what one thread drained from its
+// rings, pass after pass, so a record is late by less than a pass, and a
+// pass of a ring holds at most a ring's worth (512 KiB, ~10K records).
+// With rounds of 32768 records (perf's rule: a round releases what is older
+// than the previous round's newest) a file's window stays bounded.
 class PrefixedReader : public RecordReader {
  public:
-  PrefixedReader(std::vector<uint8_t> prefix, std::unique_ptr<RecordReader> inner)
-      : prefix_(std::move(prefix)), inner_(std::move(inner)) {
+  static constexpr uint64_t kRecordsPerRound = 32768;
+
+  PrefixedReader(std::vector<uint8_t> prefix, std::unique_ptr<RecordReader> inner, bool rounds)
+      : prefix_(std::move(prefix)), rounds_(rounds), inner_(std::move(inner)) {
     file_mode_ = true;
     input_size_ = inner_->input_size();
+    round_.type = kFinishedRound;
+    round_.size = sizeof(RecordHeader);
   }
 
   bool next(RecordView& out) override {
@@ -63,6 +74,10 @@ class PrefixedReader : public RecordReader {
       const auto h = load<RecordHeader>(prefix_.data() + at_);
       out = {h, {prefix_.data() + at_, h.size}, {}, 0};
       at_ += h.size;
+      return true;
+    }
+    if (rounds_ && ++records_ % (kRecordsPerRound + 1) == 0) {
+      out = {round_, {reinterpret_cast<const uint8_t*>(&round_), sizeof round_}, {}, inner_->position()};
       return true;
     }
     const bool more = inner_->next(out);
@@ -77,6 +92,9 @@ class PrefixedReader : public RecordReader {
  private:
   std::vector<uint8_t> prefix_;  // whole records, checked by the reader that made them
   size_t at_ = 0;
+  bool rounds_;
+  uint64_t records_ = 0;
+  RecordHeader round_{};
   std::unique_ptr<RecordReader> inner_;
 };
 
@@ -130,16 +148,16 @@ RecordingDir inspect_recording_dir(const std::string& path) {
   return dir;
 }
 
-std::vector<std::unique_ptr<RecordReader>> open_dir_streams(const RecordingDir& dir) {
+std::vector<std::unique_ptr<RecordReader>> open_dir_streams(const RecordingDir& dir, bool add_rounds) {
   std::vector<std::unique_ptr<RecordReader>> out;
   out.push_back(open_recording(dir.files.front()));
   std::vector<uint8_t> attrs;
   if (dir.layout == DirLayout::kPerfThreads && dir.files.size() > 1) attrs = attr_records_of(dir.files.front());
   for (size_t i = 1; i < dir.files.size(); ++i) {
     if (dir.layout == DirLayout::kPerfThreads)
-      out.push_back(std::make_unique<PrefixedReader>(attrs, open_raw_records(dir.files[i])));
+      out.push_back(std::make_unique<PrefixedReader>(attrs, open_raw_records(dir.files[i]), add_rounds));
     else if (file_start(dir.files[i]) == Start::kEmpty)
-      out.push_back(std::make_unique<PrefixedReader>(std::vector<uint8_t>{}, open_raw_records(dir.files[i])));
+      out.push_back(std::make_unique<PrefixedReader>(std::vector<uint8_t>{}, open_raw_records(dir.files[i]), false));
     else
       out.push_back(open_recording(dir.files[i]));
   }

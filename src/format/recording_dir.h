@@ -31,7 +31,9 @@ RecordingDir inspect_recording_dir(const std::string& path);
 
 // One reader per file of `dir`, in its order. perf's headerless data.N come
 // after copies of data's HEADER_ATTR records, presented as file mode does
-// with header sections (file_mode() is true, so `script -D` skips them).
-std::vector<std::unique_ptr<RecordReader>> open_dir_streams(const RecordingDir& dir);
+// with header sections (file_mode() is true, so `script -D` skips them),
+// and, with `add_rounds`, with a FINISHED_ROUND after every 32768 records
+// (perf writes none there: the rounds bound what ordering a file holds).
+std::vector<std::unique_ptr<RecordReader>> open_dir_streams(const RecordingDir& dir, bool add_rounds = true);
 
 }  // namespace sonde::format

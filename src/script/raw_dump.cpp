@@ -206,7 +206,7 @@ std::vector<std::string> dump_raw_input(const std::string& path, std::FILE* out)
     return notes;
   }
   const RecordingDir dir = inspect_recording_dir(path);
-  auto readers = open_dir_streams(dir);
+  auto readers = open_dir_streams(dir, /*add_rounds=*/false);
   for (size_t i = 0; i < readers.size(); ++i) dump_one(*readers[i], dir.files[i], dir.files[i], dir.files[i], out, notes);
   return notes;
 }
