@@ -22,14 +22,25 @@
 
 namespace {
 
-const std::string& scratch_dir() {
-  static const std::string dir = [] {
+// Made once per process, removed when it ends (the object's destructor: an
+// atexit handler registered while the path was being made would run after the
+// path is gone).
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
     char tmpl[] = "/tmp/sonde-fuzz-dir-XXXXXX";
     if (!::mkdtemp(tmpl)) std::abort();
-    std::atexit([] { std::filesystem::remove_all(scratch_dir()); });
-    return std::string(tmpl);
-  }();
-  return dir;
+    path = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+const std::string& scratch_dir() {
+  static const ScratchDir dir;
+  return dir.path;
 }
 
 void write_file(const std::string& path, const uint8_t* data, size_t size) {
