@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <set>
 
+#include "analysis/directory_reader.h"
 #include "commands.h"
 #include "format/stream_reader.h"
 #include "report/buildid_listing.h"
@@ -17,7 +18,7 @@ struct BuildIdListArgs {
 };
 
 void run_buildid_list(const BuildIdListArgs& args) {
-  auto reader = format::open_recording(args.input);
+  auto reader = analysis::open_input(args.input);
   for (const auto& e : report::list_build_ids(*reader, args.with_hits)) std::printf("%s %s\n", e.build_id.c_str(), e.path.c_str());
 }
 

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/directory_reader.h"
 #include "commands.h"
 #include "reading_options.h"
 #include "convert/convert.h"
@@ -133,7 +134,7 @@ void run_convert(const ConvertArgs& a) {
 
   // perf file mode copies records: no Profile, no symbolization.
   if (*fmt == convert::Format::kPerf) {
-    auto reader = format::open_recording(a.input);
+    auto reader = analysis::open_input(a.input);
     std::vector<std::string> jitdumps;
     convert::write_perf_file(*reader, po.filter, a.output, &jitdumps);
     if (reader->truncated_bytes())
@@ -146,7 +147,7 @@ void run_convert(const ConvertArgs& a) {
   // 2. Read and symbolize.
   Symbolizer symbolizer(a.symbols.options(a.input));
   po.progress = progress_printer("convert");
-  auto reader = format::open_recording(a.input);
+  auto reader = analysis::open_input(a.input);
   // The page's timeline: each sample's time bin, probe hits, off-CPU and losses.
   std::optional<analysis::TimelineCollector> collector;
   if (*fmt == convert::Format::kHtml) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "analysis/directory_reader.h"
 #include "analysis/profile_builder.h"
 #include "commands.h"
 #include "convert/convert.h"
@@ -45,7 +46,7 @@ diff::DiffOptions diff_options(const DiffArgs& a) {
 }
 
 analysis::Profile read_profile(const std::string& path, Symbolizer& symbolizer) {
-  auto reader = format::open_recording(path);
+  auto reader = analysis::open_input(path);
   analysis::ProfileOptions po;
   auto p = analysis::build_profile(*reader, symbolizer, po);
   if (p.samples.empty()) throw_runtime("diff: no samples in {}", path);

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <regex>
 
+#include "analysis/directory_reader.h"
 #include "commands.h"
 #include "reading_options.h"
 #include "analysis/header_facts.h"
@@ -105,7 +106,7 @@ void run_report(const ReportArgs& a) {
 
   if (a.header_only) return write_out(analysis::read_header_facts(input));
   if (a.stats) {
-    auto reader = format::open_recording(input);
+    auto reader = analysis::open_input(input);
     report::RecordStats st = report::count_records(*reader);
     write_out(report::format_record_stats(st));
     if (!st.stop_error.empty()) throw_runtime("{}: {}", input, st.stop_error);
@@ -125,7 +126,7 @@ void run_report(const ReportArgs& a) {
                 (ro.call_graph && ro.graph.key != report::GraphKey::kFunction);
   if (a.header) po.header_facts_of = input;
   po.progress = progress_printer("report");
-  auto reader = format::open_recording(input);
+  auto reader = analysis::open_input(input);
   auto profile = analysis::build_profile(*reader, symbolizer, po);
   clear_progress();
   if ((ro.layout.has(report::Field::kSocket) || ro.layout.has(report::Field::kCore)) && profile.cpus.empty())

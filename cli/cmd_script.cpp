@@ -1,6 +1,7 @@
 // sonde script: one line per sample, then its frames.
 #include <cstdio>
 
+#include "analysis/directory_reader.h"
 #include "commands.h"
 #include "reading_options.h"
 #include "format/stream_reader.h"
@@ -56,15 +57,11 @@ void run_script(const ScriptArgs& args) {
   opts.filter.tids = args.tids;
   opts.filter.time = analysis::resolve_time_ranges(time, input);
   opts.symbols_shown = args.symbols_shown;
-  auto reader = format::open_recording(input);
   if (args.dump_raw) {
-    auto r = script::dump_raw_records(*reader, reader->file_mode() ? input : "pipe", stdout);
-    if (!r.stop_error.empty()) throw_runtime("{}: {}", input, r.stop_error);
-    if (reader->truncated_bytes())
-      std::fprintf(stderr, "sonde script: the recording ends with an incomplete record; ignored its last %llu bytes\n",
-                   (unsigned long long)reader->truncated_bytes());
+    for (const auto& note : script::dump_raw_input(input, stdout)) std::fprintf(stderr, "sonde script: %s\n", note.c_str());
     return;
   }
+  auto reader = analysis::open_input(input);
   Symbolizer symbolizer(args.symbols.options(input));
   analysis::RecordingWalker walker(*reader, analysis::dwarf_unwinding(symbolizer.options().cache_root));
   walker.set_jit_dirs(symbolizer.options().jit_dirs);

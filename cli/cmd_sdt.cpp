@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "analysis/directory_reader.h"
 #include "commands.h"
 #include "format/stream_reader.h"
 #include "probe/probe_cache.h"
@@ -149,7 +150,7 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   auto json = std::make_shared<std::string>("text");
   stats->add_option("--format", *json, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   stats->callback([input, globs, json] {
-    auto reader = format::open_recording(*input);
+    auto reader = analysis::open_input(*input);
     analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
     probe::SdtStats st;
     walker.run([&](const format::Sample& s) { st.add(s); });
@@ -172,7 +173,7 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   latency->callback([lat, lat_input, key] {
     lat->key_arg = probe::parse_latency_key(*key);
     probe::SdtLatency l(*lat);  // checks the names before the input is read
-    auto reader = format::open_recording(*lat_input);
+    auto reader = analysis::open_input(*lat_input);
     analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
     walker.run([&](const format::Sample& s) { l.add(s); });
     if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *lat_input, walker.stats().stop_error);

@@ -29,7 +29,8 @@ struct SymbolArgs {
 std::string default_recording();
 // The -i help text that says so.
 inline constexpr const char* kInputHelp =
-    "Recording to read, - for standard input (default: sonde.data, or perf.data if only that exists)";
+    "Recording to read: a file, a directory of streams (docs/format.md), - for standard input (default: "
+    "sonde.data, or perf.data if only that exists)";
 
 // A "reading N%" line on stderr while a large input is read, only when
 // stderr is a terminal (empty function otherwise); clear_progress() erases it.

@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sonde="$build/cli/sonde"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump; do
+for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump fuzz_directory; do
   mkdir -p "$seeds/$f"
 done
 
@@ -27,7 +27,30 @@ if command -v perf >/dev/null; then
   perf record -q -z -o "$tmp/perfz.data" -F 999 -- /bin/sleep 0.05 >/dev/null 2>&1 && cp "$tmp/perfz.data" "$seeds/fuzz_recording/perfz.data"
   perf record -q -e sched:sched_switch -a -o - -- /bin/sleep 0.02 2>/dev/null >"$tmp/tp.data" && cp "$tmp/tp.data" "$seeds/fuzz_recording/"
 fi
-find "$seeds/fuzz_recording" -size +1M -delete  # keep the fuzzer's inputs small
+find "$seeds/fuzz_recording" -size +1M -delete
+
+# Directories, packed as fuzz_directory's container (u8 count, u32 sizes,
+# the files): the regression corpus's, a sonde stream as data and data.0,
+# and perf's own --threads directory.
+pack_dir() {  # OUT FILE...
+  python3 - "$@" <<'PY'
+import struct, sys
+files = [open(p, "rb").read() for p in sys.argv[2:]]
+out = bytes([len(files)]) + b"".join(struct.pack("<I", len(f)) for f in files) + b"".join(files)
+open(sys.argv[1], "wb").write(out)
+PY
+}
+for d in "$root"/tests/corpus/files/*.dir; do
+  [ -d "$d" ] || continue
+  pack_dir "$seeds/fuzz_directory/$(basename "$d")" "$d/data" $(ls "$d" | grep -E '^data\.[0-9]+$' | sort -t. -k2 -n | sed "s|^|$d/|")
+done
+[ -f "$tmp/pipe.data" ] && pack_dir "$seeds/fuzz_directory/sonde-pipe-twice" "$tmp/pipe.data" "$tmp/pipe.data"
+if command -v perf >/dev/null &&
+    perf record -q --threads -o "$tmp/threads" -F 999 -- /bin/sleep 0.05 >/dev/null 2>&1; then
+  pack_dir "$seeds/fuzz_directory/perf-threads" "$tmp/threads/data" $(ls "$tmp/threads" | grep -E '^data\.[0-9]+$' | sort -t. -k2 -n | sed "s|^|$tmp/threads/|")
+fi
+find "$seeds/fuzz_directory" -size +1M -delete
+  # keep the fuzzer's inputs small
 
 # Tracepoint formats: u16 length, the text, a RAW payload.
 for ev in sched/sched_switch sched/sched_process_exec syscalls/sys_enter_openat; do

@@ -12,7 +12,7 @@ seconds="${1:-60}"
 export BUILD_DIR="${BUILD_DIR:-build-fuzz}"
 root="$PWD"
 out="$root/$BUILD_DIR"
-fuzzers="${FUZZERS:-fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump}"
+fuzzers="${FUZZERS:-fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump fuzz_directory}"
 launcher=()
 if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
@@ -33,7 +33,7 @@ for f in $fuzzers; do
   mkdir -p "$out/corpus/$f"
   log="$out/$f.log"
   max_len=8192
-  case $f in fuzz_recording|fuzz_elf|fuzz_sdt_note) max_len=65536 ;; esac
+  case $f in fuzz_recording|fuzz_elf|fuzz_sdt_note|fuzz_directory) max_len=65536 ;; esac
   if ! nice -n 10 "$out/fuzz/$f" -max_total_time="$seconds" -max_len="$max_len" -timeout=30 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$out/crashes/$f-" "$out/corpus/$f" "$out/seeds/$f" >"$log" 2>&1; then
     status=1

@@ -1,4 +1,5 @@
 #include "analysis/header_facts.h"
+#include "analysis/directory_reader.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -184,7 +185,7 @@ std::string header_facts_text(const Session& session, const RecordReader& reader
 }
 
 std::string read_header_facts(const std::string& path) {
-  auto reader = open_recording(path);
+  auto reader = open_input(path);
   Session session;
   RecordView rec;
   while (reader->next(rec))

@@ -25,11 +25,11 @@ RecordOrderer::~RecordOrderer() {
   if (thread_.joinable()) thread_.join();
 }
 
-uint64_t RecordOrderer::record_time(const RecordView& rec) const {
-  if (rec.header.type == kSample) return session_.sample_time(rec);
+uint64_t delivery_time(const Session& session, const RecordView& rec) {
+  if (rec.header.type == kSample) return session.sample_time(rec);
   if (rec.header.type > kMaxKernelType) return 0;
   SampleId sid;
-  if (session_.decode_sample_id(rec, sid)) return sid.time;
+  if (session.decode_sample_id(rec, sid)) return sid.time;
   return 0;
 }
 
@@ -158,8 +158,9 @@ void RecordOrderer::read_all() {
       }
       if (rec.header.type > kMaxUserType || (rec.header.type > kMaxKernelType && rec.header.type < kHeaderAttr))
         continue;  // unknown: counted by the reader, skipped here
-      uint64_t t = record_time(rec);
-      if (t == 0 || t == UINT64_MAX || rec.header.type >= kHeaderAttr) {
+      uint64_t t = delivery_time(session_, rec);
+      // A merged directory comes in time order already (analysis/directory_reader.h).
+      if (t == 0 || t == UINT64_MAX || rec.header.type >= kHeaderAttr || reader_.time_ordered()) {
         emit(store(rec));
         continue;
       }

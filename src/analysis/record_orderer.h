@@ -31,6 +31,11 @@
 
 namespace sonde::analysis {
 
+// When a record is delivered: its sample time (SAMPLE) or sample_id time
+// (other kernel records), 0 for records taken at once (metadata, untimed).
+// The one rule for the orderer and the directory merge.
+uint64_t delivery_time(const format::Session& session, const format::RecordView& rec);
+
 class RecordOrderer {
  public:
   using Progress = std::function<void(uint64_t, uint64_t)>;
@@ -93,7 +98,6 @@ class RecordOrderer {
   static constexpr size_t kMaxReadyBatches = 2;
 
   void read_all();  // the reading thread
-  uint64_t record_time(const format::RecordView& rec) const;
   Ref store(const format::RecordView& rec);
   void retire(Chunk* c);
   void recycle(Chunk* c);  // under pool_mu_

@@ -1,6 +1,7 @@
 #include "analysis/recording_walker.h"
 
 #include "format/records.h"
+#include "analysis/directory_reader.h"
 #include "analysis/record_orderer.h"
 
 namespace sonde::analysis {
@@ -77,9 +78,32 @@ void RecordingWalker::on_code_mapping(const Mapping& m) {
 
 void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
                           const std::function<void(uint64_t, uint64_t)>& progress) {
+  // A directory is merged in order by its own files' orderers: its batches
+  // are taken as they are (no second ordering stage, no second copy).
+  if (auto* dir = dynamic_cast<DirectoryReader*>(&reader_)) {
+    struct WithProgress {
+      DirectoryReader& dir;
+      const std::function<void(uint64_t, uint64_t)>& progress;
+      uint64_t batches = 0;
+      bool next_batch(std::vector<RecordView>& out) {
+        const bool more = dir.next_batch(out);
+        if (progress && (!more || ++batches % 32 == 0)) progress(dir.position(), dir.input_size());
+        return more;
+      }
+    } source{*dir, progress};
+    walk_batches(source, on_sample, on_record);
+    take_stats(dir->batch_stats());
+    return;
+  }
   RecordOrderer orderer(reader_, progress);
+  walk_batches(orderer, on_sample, on_record);
+  take_stats(orderer.stats());
+}
+
+template <class Batches>
+void RecordingWalker::walk_batches(Batches& source, const SampleFn& on_sample, const RecordFn& on_record) {
   std::vector<RecordView> batch;
-  while (orderer.next_batch(batch)) {
+  while (source.next_batch(batch)) {
     for (const RecordView& rec : batch) {
       if (session_.observe(rec)) {
         if (rec.header.type == kHeaderBuildId) space_.on_record(rec);
@@ -88,7 +112,9 @@ void RecordingWalker::run(const SampleFn& on_sample, const RecordFn& on_record,
       deliver(rec, on_sample, on_record);
     }
   }
-  const auto& st = orderer.stats();
+}
+
+void RecordingWalker::take_stats(const RecordOrderer::Stats& st) {
   stats_.records = st.records;
   stats_.truncated_bytes = st.truncated_bytes;
   stats_.stop_error = st.stop_error;

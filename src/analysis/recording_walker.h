@@ -18,6 +18,7 @@
 #include "analysis/address_space.h"
 #include "analysis/dwarf_unwinder.h"
 #include "analysis/jit_timeline.h"
+#include "analysis/record_orderer.h"
 #include "analysis/unwind_policy.h"
 
 namespace sonde::analysis {
@@ -64,6 +65,9 @@ class RecordingWalker {
   const DwarfUnwinder* unwinder() const { return unwinder_.get(); }
 
  private:
+  template <class Batches>
+  void walk_batches(Batches& source, const SampleFn& on_sample, const RecordFn& on_record);
+  void take_stats(const RecordOrderer::Stats& st);
   void deliver(const format::RecordView& rec, const SampleFn& on_sample, const RecordFn& on_record);
   DwarfUnwinder* unwinder_for_this_recording();
   void count_lost();

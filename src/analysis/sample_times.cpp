@@ -1,4 +1,5 @@
 #include "analysis/sample_times.h"
+#include "analysis/directory_reader.h"
 
 #include <algorithm>
 
@@ -12,7 +13,7 @@ namespace sonde::analysis {
 using namespace sonde::format;
 
 SampleTimes find_sample_times(const std::string& path) {
-  auto reader = open_recording(path);
+  auto reader = open_input(path);
   Session session;
   RecordView rec;
   SampleTimes t{UINT64_MAX, 0};

@@ -13,9 +13,10 @@ namespace {
 
 class PipeStreamReader : public RecordReader {
  public:
-  explicit PipeStreamReader(std::unique_ptr<ByteSource> src) : src_(std::move(src)) {
+  // `header_size`: 16 for a pipe-mode stream, 0 for perf --threads' data.N.
+  PipeStreamReader(std::unique_ptr<ByteSource> src, uint64_t header_size) : src_(std::move(src)) {
     input_size_ = src_->size();
-    src_->consume(kPipeHeaderSize);
+    src_->consume(header_size);
     position_ = src_->offset();
   }
 
@@ -72,7 +73,7 @@ std::unique_ptr<RecordReader> open_source(std::unique_ptr<ByteSource> src, const
     throw_runtime("{} was recorded on a machine of the other byte order, which sonde does not read", name);
   if (h.magic != kMagic) throw_runtime("{} is not a perf.data recording (bad magic)", name);
   // Both modes may hold `perf record -z` COMPRESSED records.
-  if (h.size == kPipeHeaderSize) return make_decompressing_reader(std::make_unique<PipeStreamReader>(std::move(src)));
+  if (h.size == kPipeHeaderSize) return make_decompressing_reader(std::make_unique<PipeStreamReader>(std::move(src), kPipeHeaderSize));
   if (h.size == kFileHeaderSize) return make_decompressing_reader(open_file_mode(std::move(src), name));
   throw_runtime("{} has an unknown perf.data header size {}", name, h.size);
 }
@@ -85,6 +86,10 @@ std::unique_ptr<RecordReader> open_recording(const std::string& path) {
 
 std::unique_ptr<RecordReader> open_recording(UniqueFd fd, const std::string& name) {
   return open_source(std::make_unique<ByteSource>(std::move(fd)), name);
+}
+
+std::unique_ptr<RecordReader> open_raw_records(const std::string& path) {
+  return make_decompressing_reader(std::make_unique<PipeStreamReader>(std::make_unique<ByteSource>(path), 0));
 }
 
 }  // namespace sonde::format

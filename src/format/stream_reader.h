@@ -50,6 +50,9 @@ class RecordReader {
   const FileHeaderFacts& file_header() const { return file_header_; }
   // COMPRESSED records read so far (their contents come out as records).
   uint64_t compressed_records() const { return compressed_records_; }
+  // Timed records come in delivery order (a merged directory), so readers
+  // need not queue them; FINISHED_ROUND records still bound their windows.
+  bool time_ordered() const { return time_ordered_; }
 
  protected:
   uint64_t truncated_bytes_ = 0;
@@ -60,6 +63,7 @@ class RecordReader {
   bool file_mode_ = false;
   FileHeaderFacts file_header_;
   uint64_t compressed_records_ = 0;
+  bool time_ordered_ = false;
 };
 
 // Opens a recording: a path, or "-" for standard input. Detects the format
@@ -69,5 +73,9 @@ std::unique_ptr<RecordReader> open_recording(const std::string& path);
 // The same over an fd the caller opened (`sonde top` reads its in-process
 // recorder through a pipe); `name` is what the error messages call it.
 std::unique_ptr<RecordReader> open_recording(UniqueFd fd, const std::string& name);
+
+// Records with no header before them (perf record --threads' data.N, whose
+// attrs are in the directory's data file: format/recording_dir.h).
+std::unique_ptr<RecordReader> open_raw_records(const std::string& path);
 
 }  // namespace sonde::format

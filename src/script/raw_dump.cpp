@@ -8,6 +8,7 @@
 
 #include "format/perf_abi.h"
 #include "format/sample.h"
+#include "format/recording_dir.h"
 #include "format/session.h"
 #include "script/record_text.h"
 #include "util/byte_reader.h"
@@ -181,6 +182,33 @@ RawDumpResult dump_raw_records(RecordReader& reader, const std::string& label, s
   if (std::fflush(out) != 0) throw_runtime("cannot write the output: {}", errno_text(errno));
   result.stop_error = reader.error();
   return result;
+}
+
+namespace {
+
+// `what`: how a note names the input ("the recording", or a directory's file).
+void dump_one(RecordReader& reader, const std::string& name, const std::string& what, const std::string& label,
+              std::FILE* out, std::vector<std::string>& notes) {
+  auto r = dump_raw_records(reader, label, out);
+  if (!r.stop_error.empty()) throw_runtime("{}: {}", name, r.stop_error);
+  if (reader.truncated_bytes())
+    notes.push_back(fmt::format("{} ends with an incomplete record; ignored its last {} bytes",
+                                what, reader.truncated_bytes()));
+}
+
+}  // namespace
+
+std::vector<std::string> dump_raw_input(const std::string& path, std::FILE* out) {
+  std::vector<std::string> notes;
+  if (!is_directory(path)) {
+    auto reader = open_recording(path);
+    dump_one(*reader, path, "the recording", reader->file_mode() ? path : "pipe", out, notes);
+    return notes;
+  }
+  const RecordingDir dir = inspect_recording_dir(path);
+  auto readers = open_dir_streams(dir, /*add_rounds=*/false);
+  for (size_t i = 0; i < readers.size(); ++i) dump_one(*readers[i], dir.files[i], dir.files[i], dir.files[i], out, notes);
+  return notes;
 }
 
 }  // namespace sonde::script

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "format/stream_reader.h"
 
@@ -19,5 +20,13 @@ struct RawDumpResult {
 // `label` names the input after each offset ("pipe" for a pipe-mode
 // stream, as perf, else the path). Throws sonde::Error if output fails.
 RawDumpResult dump_raw_records(format::RecordReader& reader, const std::string& label, std::FILE* out);
+
+// The recording the user named: a file ("pipe" or its path as the label, as
+// perf), or a directory of streams (format/recording_dir.h) file by file,
+// `data` then each `data.N`, each labelled with its path and its own offsets
+// (the raw view is what is on disk; the merged order is `script`'s). Returns
+// the notes for stderr (an incomplete record at a file's end); throws when a
+// malformed record stops a file.
+std::vector<std::string> dump_raw_input(const std::string& path, std::FILE* out);
 
 }  // namespace sonde::script

@@ -102,6 +102,41 @@ TEST(Corpus, EachRecordingHasItsExactOutcomeFromAFileAndFromAPipe) {
   }
 }
 
+// Directories of streams (docs/format.md, "Directory recordings"): the merge
+// of files that lie, each with its exact outcome. A directory added to files/
+// without an expectation here fails.
+TEST(Corpus, EachDirectoryHasItsExactOutcome) {
+  const std::string two_samples =
+      ":      42/42      [000] 0.000001:          1 cpu-clock:\n\t          402000 [unknown] ([unknown])\n\n"
+      ":      42/42      [000] 0.000002:          1 cpu-clock:\n\t          401000 [unknown] ([unknown])\n\n";
+  const std::vector<RecordingCase> cases = {
+      // data.0's last record claims 64 KiB with 16 bytes left: both samples,
+      // in time order across the files, and the cut tail said once.
+      {"d1_stream_claims_64k.dir", {"script"}, 0,
+       "sonde script: the recording ends with an incomplete record; ignored its last 16 bytes\n", two_samples},
+      // One id, two attrs: no guess which one the samples mean.
+      {"d2_attr_differs.dir", {"script"}, 1,
+       "sonde: {file}/data.0: the attr of id 1 differs from the one an earlier file of the directory gave it\n", ""},
+      // A record of size 0 in data.1: what came before it, then the file named.
+      {"d3_record_size_zero.dir", {"script"}, 1,
+       "sonde: {file}: {file}/data.1: bad record header size 0 at offset 0xa0\n", two_samples},
+  };
+  std::set<std::string> expected;
+  for (const auto& c : cases) {
+    expected.insert(c.file);
+    const std::string path = corpus(c.file);
+    ChildUsage r = run_measured(with(c.args, path));
+    expect_bounded(r, c.file);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.file << "\n" << r.err;
+    EXPECT_EQ(r.err, replace_all(c.err, "{file}", path)) << c.file;
+    EXPECT_EQ(r.out, c.out) << c.file;
+  }
+  for (const auto& e : std::filesystem::directory_iterator(SONDE_CORPUS_DIR))
+    if (e.is_directory()) {
+      EXPECT_TRUE(expected.count(e.path().filename())) << e.path() << " has no expectation";
+    }
+}
+
 // Every recording in files/ is read by script, report and script -D (every
 // record's text, fuzz_recording's second half), and each outcome
 // is a clean one. A file added without an expectation above fails here.

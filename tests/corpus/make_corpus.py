@@ -131,8 +131,48 @@ def j4_record_smaller_than_its_prefix():
     return jit_header() + jit_load(b"ok", b"\xcc" * 8) + struct.pack("<IIQ", 3, 0, 2)
 
 
+def sample(ip, pid, time):
+    return record(9, struct.pack("<QIIQ", ip, pid, pid, time))
+
+
+def write_dir(name, files):
+    """A directory recording (docs/format.md): files[0] is data, then data.N."""
+    path = os.path.join(OUT, name)
+    os.makedirs(path, exist_ok=True)
+    for i, data in enumerate(files):
+        write(os.path.join(name, "data" if i == 0 else "data.%d" % (i - 1)), data)
+
+
+DIR_ST = SAMPLE_IP | SAMPLE_TID | SAMPLE_TIME
+
+
+def d1_stream_claims_64k():
+    """data.0's last record claims 64 KiB with 16 bytes left: read up to it."""
+    head = PIPE_HEADER + header_attr(attr(1, 0, DIR_ST), [1])
+    data = head + sample(0x401000, 42, 2000)
+    cut = struct.pack("<IHH", 9, 0, 0xffff) + bytes(8)
+    return [data, head + sample(0x402000, 42, 1000) + cut]
+
+
+def d2_attr_differs():
+    """The same id with another sample_type in data.0: one error, no guess."""
+    data = PIPE_HEADER + header_attr(attr(1, 0, DIR_ST), [1]) + sample(0x401000, 42, 2000)
+    other = PIPE_HEADER + header_attr(attr(1, 0, DIR_ST | SAMPLE_PERIOD), [1])
+    return [data, other]
+
+
+def d3_record_size_zero():
+    """A record header of size 0 in data.1: the merge stops with its name."""
+    head = PIPE_HEADER + header_attr(attr(1, 0, DIR_ST), [1])
+    return [head + sample(0x401000, 42, 2000), head + sample(0x402000, 42, 1000),
+            head + struct.pack("<IHH", 9, 0, 0)]
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    write_dir("d1_stream_claims_64k.dir", d1_stream_claims_64k())
+    write_dir("d2_attr_differs.dir", d2_attr_differs())
+    write_dir("d3_record_size_zero.dir", d3_record_size_zero())
     write("j1_load_claims_1t_of_code.dump", j1_load_claims_1t_of_code())
     write("j2_debug_info_claims_2e60_entries.dump", j2_debug_info_claims_2e60_entries())
     write("j3_header_claims_more_than_the_file.dump", j3_header_claims_more_than_the_file())

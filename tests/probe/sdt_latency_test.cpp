@@ -3,9 +3,11 @@
 // one end without a begin and one begin without an end.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <regex>
 
+#include "support/stream_split.h"
 #include "support/test_support.h"
 
 using namespace sonde::test;
@@ -68,4 +70,29 @@ TEST(SdtLatency, BadNamesAndKeysAreUsageErrorsAndAMissingProbeIsNamed) {
   auto name = run({sonde_bin(), "sdt", "latency", "-i", data, "pairs:begin", "%pairs:end"});
   EXPECT_EQ(name.exit_code, 2);
   EXPECT_NE(name.err.find("is not a probe name"), std::string::npos) << name.err;
+}
+
+// A directory of streams (docs/format.md, "Directory recordings"), its probe
+// hits dealt to two files in turn: the same pairs, unmatched hits and
+// statistics as the one stream it was split from.
+TEST(SdtLatency, ADirectoryOfStreamsGivesTheOneStreamsPairsAndStats) {
+  TempDir dir;
+  std::string bin = dir / "pairs", data = dir / "pairs.data", split = dir / "pairs.dir";
+  ASSERT_TRUE(compile_fixture("sdt_pairs.c", bin, "-O2 -lpthread"));
+  ASSERT_EQ(sh(sonde_bin() + " record -q -N -e '%pairs:*' -o " + data + " -- " + bin + " 20").exit_code, 0);
+  std::filesystem::create_directory(split);
+  split_into_directory(data, split, 2, SplitBy::kTurn);
+  for (const char* key : {"tid", "arg1"}) {
+    auto one = run({sonde_bin(), "sdt", "latency", "-i", data, "--key", key, "%pairs:begin", "%pairs:end"});
+    auto d = run({sonde_bin(), "sdt", "latency", "-i", split, "--key", key, "%pairs:begin", "%pairs:end"});
+    ASSERT_EQ(d.exit_code, 0) << d.err;
+    EXPECT_EQ(d.out, one.out);
+    EXPECT_EQ(lines(d.out)[0], std::string("%pairs:begin -> %pairs:end, by ") + key +
+                                   ": 40 pairs, 1 end without a begin, 1 begin without an end");
+  }
+  auto one = run({sonde_bin(), "sdt", "stats", "-i", data});
+  auto d = run({sonde_bin(), "sdt", "stats", "-i", split});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(d.out, one.out);
+  EXPECT_NE(d.out.find("%pairs:begin"), std::string::npos) << d.out;
 }
