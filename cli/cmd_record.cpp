@@ -40,6 +40,7 @@ struct RecordArgs {
   std::string off_cpu_thresh;
   std::string switch_output, switch_max_files;
   std::string compression_level;
+  std::string user_buffer;
   // Given on the command line, even as "" (an empty value is an error, not
   // the default).
   bool freq_given = false, period_given = false, pages_given = false, level_given = false;
@@ -69,6 +70,25 @@ std::vector<pid_t> parse_pids(const std::string& opt, const std::string& text) {
     pos = c + 1;
   }
   return out;
+}
+
+// --user-buffer-size: bytes, with an optional K, M or G (binary, as -m's
+// perf spelling and --switch-output's).
+size_t parse_buffer_size(const std::string& text) {
+  uint64_t factor = 1;
+  std::string digits = text;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': factor = 1ULL << 10; break;
+      case 'M': factor = 1ULL << 20; break;
+      case 'G': factor = 1ULL << 30; break;
+      default: break;
+    }
+    if (factor != 1) digits.pop_back();
+  }
+  auto n = parse_uint<uint64_t>(digits, 1, (uint64_t{64} << 30) / factor);
+  if (!n) throw_usage("invalid --user-buffer-size '{}': expected a size such as 16M (K, M or G; at most 64G)", text);
+  return static_cast<size_t>(n.value * factor);
 }
 
 // --call-graph fp | dwarf[,SIZE] | lbr (perf's syntax): 0 for fp (and lbr,
@@ -101,6 +121,15 @@ std::vector<std::string> own_cmdline() {
   return out;
 }
 
+// The losses by kind, when the user-space buffer had to shed load
+// (record/drain_reader.h): "" otherwise.
+std::string drop_details(const record::RecordSummary& s) {
+  if (s.dropped == 0 && s.stacks_cut == 0) return "";
+  return fmt::format("; lost by kind: {} by the kernel, {} dropped from the full user-space buffer; "
+                     "{} dwarf samples had their user stack cut ({} bytes)",
+                     s.lost - std::min(s.lost, s.dropped), s.dropped, s.stacks_cut, s.stack_bytes_cut);
+}
+
 void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& exit_code) {
   record::RecordOptions o;
   o.events = a.events;
@@ -108,6 +137,7 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   else if (a.freq_given) o.freq = parse_u64("-F", a.freq);
   if (a.period_given) o.period = parse_u64("-c", a.period);
   if (a.pages_given) o.mmap_pages = parse_u64("-m", a.pages);
+  if (!a.user_buffer.empty()) o.user_buffer_bytes = parse_buffer_size(a.user_buffer);
   if (!a.call_graph.empty()) o.user_stack_bytes = parse_call_graph(a.call_graph);
   o.lbr_callchain = a.call_graph == "lbr";
   o.callchain = a.callchain || !a.call_graph.empty();
@@ -177,10 +207,12 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
                            static_cast<double>(s.plain_bytes) / static_cast<double>(s.packed_bytes));
     std::string where = o.output == "-" ? "stdout" : o.output;
     if (o.switch_output.enabled) where = fmt::format("{} files {}.<timestamp>", s.files, o.output);
-    std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s%s in %.3f s%s\n",
+    std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s%s in %.3f s%s%s\n",
                  (unsigned long long)s.samples, (unsigned long long)s.lost, (unsigned long long)s.bytes,
-                 where.c_str(), packed.c_str(), s.seconds,
-                 s.lost ? " (increase -m or lower -F to lose fewer)" : "");
+                 where.c_str(), packed.c_str(), s.seconds, drop_details(s).c_str(),
+                 s.dropped ? " (increase --user-buffer-size, or lower -F, to lose fewer)"
+                 : s.lost  ? " (increase -m or lower -F to lose fewer)"
+                           : "");
     if (jit_keeper && jit_keeper->copied() > 0)
       std::fprintf(stderr, "sonde record: %zu JIT files (jitdumps, perf maps) copied to %s\n", jit_keeper->copied(),
                    jit::jit_dir_for(o.output).c_str());
@@ -211,6 +243,9 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_flag("--user-callchain", a->user_callchain,
                 "Call chains without their kernel part (exclude_callchain_kernel; with -g or --call-graph, as perf)");
   auto* pages = cmd->add_option("-m,--mmap-pages", a->pages, "Data pages per ring buffer, a power of two (default 256 = 1 MiB)");
+  cmd->add_option("--user-buffer-size", a->user_buffer,
+                  "User-space buffer between the ring buffers and the writer, per drain thread (default 16M; "
+                  "K, M, G): when it fills, dwarf stacks are cut, then samples dropped, each counted (docs/record.md)");
   cmd->add_flag("--no-inherit", a->no_inherit, "Do not follow child tasks");
   cmd->add_option("-o,--output", a->output, "Output file, - for standard output")->capture_default_str();
   cmd->add_option("-p,--pid", a->pids, "Record existing processes PID[,PID...]");

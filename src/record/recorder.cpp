@@ -12,9 +12,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <thread>
 
 #include "format/perf_abi.h"
 #include "format/records.h"
@@ -22,12 +25,14 @@
 #include "format/user_regs.h"
 #include "record/build_id_patcher.h"
 #include "record/cpu_list.h"
+#include "record/drain_reader.h"
 #include "record/event_spec.h"
 #include "record/header_writer.h"
 #include "record/kernel_maps.h"
 #include "record/live_processes.h"
 #include "record/perf_event.h"
 #include "record/proc_synthesizer.h"
+#include "record/record_queue.h"
 #include "record/ring_buffer.h"
 #include "record/tracing_data.h"
 #include "record/workload.h"
@@ -165,6 +170,10 @@ class Recorder {
   void switch_output();
   void finish_file();
   void enable();
+  void start_writer();
+  void stop_writer();
+  void write_loop();
+  void end_round(bool final);
   void loop();
   int stop_fd() const;
   bool take_signals();
@@ -172,7 +181,7 @@ class Recorder {
   void verbose(fmt::format_string<Args...> f, Args&&... args) const;
   void stop_sampling();
   void end_workload();
-  bool drain_all(bool final = false);
+  void drain_all(bool final = false);
   void handle(std::span<const uint8_t> rec, RecordExtension* ext);
   void write_kernel_record(std::span<const uint8_t> rec);
   void write_lost(std::span<const uint8_t> rec);
@@ -209,7 +218,7 @@ class Recorder {
   // when the current one was started (steady clock) and its preamble's size.
   std::unique_ptr<RotatedFiles> rotated_;
   LiveProcesses live_;
-  bool switch_requested_ = false;  // SIGUSR2
+  std::atomic<bool> switch_requested_{false};  // SIGUSR2 (taken by the drain loop, acted on by the writer)
   bool first_file_ = true;
   std::chrono::steady_clock::time_point file_started_;
   uint64_t preamble_bytes_ = 0;
@@ -218,6 +227,17 @@ class Recorder {
   std::vector<Ring> rings_;
   BuildIdPatcher build_ids_;
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(65536);
+  // Draining decoupled from writing: this thread's DrainReader fills the
+  // queue, the writer thread (write_loop) empties it into out_. Everything
+  // that touches out_, the extensions' callbacks and sum_'s record counts
+  // runs on the writer thread while it lives.
+  std::unique_ptr<RecordQueue> queue_;
+  std::unique_ptr<DrainReader> reader_;
+  std::thread writer_;
+  std::atomic<bool> abandon_{false};  // the drain loop failed: the writer stops without its final marker
+  std::exception_ptr writer_error_;
+  bool wrote_in_round_ = false;
+  RecordWrite produce_write_ = [this](std::span<const uint8_t> rec) { write_kernel_record(rec); };
   RecordSummary sum_;
 };
 
@@ -244,6 +264,8 @@ void Recorder::validate() {
   }
   if (opts_.mmap_pages == 0 || (opts_.mmap_pages & (opts_.mmap_pages - 1)) != 0 || opts_.mmap_pages > (1u << 20))
     throw_usage("invalid -m {}: the number of pages must be a power of two", opts_.mmap_pages);
+  if (opts_.user_buffer_bytes < RecordQueue::kMinCapacity)
+    throw_usage("invalid --user-buffer-size {}: at least {} bytes", opts_.user_buffer_bytes, RecordQueue::kMinCapacity);
   if (opts_.compression_level < 0 || opts_.compression_level > 22)
     throw_usage("invalid compression level {}: zstd levels are 1 to 22", opts_.compression_level);
   // Made before the output exists: a libzstd that is missing or refuses the
@@ -562,7 +584,10 @@ void Recorder::enable() {
     for (auto& fd : ev.fds) ::ioctl(fd.get(), kPerfEventIocEnable, 0);
 }
 
-void Recorder::write_kernel_record(std::span<const uint8_t> rec) { out_->write_record(rec.data(), rec.size()); }
+void Recorder::write_kernel_record(std::span<const uint8_t> rec) {
+  out_->write_record(rec.data(), rec.size());
+  wrote_in_round_ = true;
+}
 
 void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
   format::RecordHeader h;
@@ -647,25 +672,78 @@ void Recorder::tell_exec_mapping(std::span<const uint8_t> mmap2) {
   for (RecordExtension* e : extensions_) e->on_exec_mapping(static_cast<pid_t>(m->pid), path, id);
 }
 
-// One pass over the kernel's ring buffers, then the records extensions
-// make themselves (after the kernel's: theirs are stamped now or earlier,
-// never before what the previous round held).
-bool Recorder::drain_all(bool final) {
-  size_t total = 0;
-  for (auto& r : rings_) {
-    RecordExtension* ext = r.extension;
-    total += r.buffer->drain([&](std::span<const uint8_t> rec) { handle(rec, ext); });
+// One pass over the kernel's ring buffers into the queue, ended by a round
+// marker (the writer thread writes the records and the FINISHED_ROUND).
+void Recorder::drain_all(bool final) {
+  for (size_t i = 0; i < rings_.size(); ++i) reader_->drain(*rings_[i].buffer, static_cast<uint16_t>(i));
+  reader_->end_pass(final);
+}
+
+void Recorder::start_writer() {
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // The buffer holds at least what every ring can: a full set of rings
+  // never has to wait for the writer.
+  size_t rings = rings_.size() * opts_.mmap_pages * page;
+  queue_ = std::make_unique<RecordQueue>(std::max(opts_.user_buffer_bytes, rings));
+  uint64_t regs = opts_.user_stack_bytes ? format::kUnwindRegsX86_64 : 0;
+  reader_ = std::make_unique<DrainReader>(*queue_, sample_type_, regs);
+  writer_ = std::thread([this] { write_loop(); });
+}
+
+// Joins the writer. On the normal way out the final marker is in the queue
+// and the writer finishes what precedes it; otherwise it stops at once.
+void Recorder::stop_writer() {
+  if (!writer_.joinable()) return;
+  if (std::uncaught_exceptions() > 0) abandon_ = true;
+  writer_.join();
+  const DropCounts& d = reader_->counts();
+  sum_.dropped = d.samples_dropped;
+  sum_.stacks_cut = d.stacks_cut;
+  sum_.stack_bytes_cut = d.stack_bytes_cut;
+}
+
+// The writer thread: records from the queue into the stream (handle()),
+// extension producers and FINISHED_ROUND at each round marker, until the
+// final marker. A failure (a closed pipe, a full disk) closes the queue,
+// which ends the drain loop; the error is rethrown on the recorder's thread.
+void Recorder::write_loop() {
+  try {
+    for (;;) {
+      const EntryHeader* e = queue_->front(kPollTimeoutMs);
+      if (!e) {
+        if (abandon_) return;
+        continue;
+      }
+      const auto* payload = reinterpret_cast<const uint8_t*>(e + 1);
+      const bool final = e->kind == EntryKind::kFinal;
+      if (e->kind == EntryKind::kRecord) {
+        format::RecordHeader h;
+        std::memcpy(&h, payload, sizeof h);
+        RecordExtension* ext = e->tag == kNoSource ? nullptr : rings_[e->tag].extension;
+        handle({payload, std::min<size_t>(h.size, e->size)}, ext);
+      } else {
+        end_round(final);
+      }
+      queue_->pop();
+      if (final) return;
+    }
+  } catch (...) {
+    writer_error_ = std::current_exception();
+    queue_->close();
   }
-  const RecordWrite write = [this](std::span<const uint8_t> rec) { write_kernel_record(rec); };
-  for (RecordExtension* e : extensions_) {
-    size_t n = e->produce(write, final);
-    sum_.samples += n;
-    total += n;
+}
+
+// The records extensions make themselves come after the kernel's of the
+// round (theirs are stamped now or earlier, never before what the previous
+// round held); then the FINISHED_ROUND, a flush, and a due switch.
+void Recorder::end_round(bool final) {
+  for (RecordExtension* e : extensions_) sum_.samples += e->produce(produce_write_, final);
+  if (wrote_in_round_) {
+    out_->write_finished_round();
+    out_->flush();
+    wrote_in_round_ = false;
   }
-  if (total == 0) return false;
-  out_->write_finished_round();
-  out_->flush();
-  return true;
+  if (!final && switch_due()) switch_output();
 }
 
 // A zombie still answers kill(pid, 0), so look at its state instead.
@@ -698,7 +776,7 @@ bool Recorder::take_signals() {
   if (opts_.stop_fd >= 0) return true;
   bool stop = false;
   while (int sig = signals_->take()) {
-    if (sig == SIGUSR2) switch_requested_ = true;
+    if (sig == SIGUSR2) switch_requested_.store(true);
     else if (sig != SIGCHLD) stop = true;
   }
   return stop;
@@ -788,13 +866,15 @@ void Recorder::loop() {
         if (pfds[i].revents & (POLLHUP | POLLERR)) pfds[i].fd = -1;  // its tasks are gone: stop polling, keep draining
       if ((pfds[0].revents & POLLIN) && take_signals()) break;
     }
+    if (queue_->closed()) break;  // the writer failed: its error ends the recording
     drain_all();
-    if (switch_due()) switch_output();
     if (workload_mode && workload_.try_reap()) break;
     if (!targets_alive()) break;
   }
   stop_sampling();
   drain_all(true);
+  stop_writer();
+  if (writer_error_) std::rethrow_exception(writer_error_);
   end_workload();
 }
 
@@ -807,6 +887,12 @@ RecordSummary Recorder::run() {
   open_events();
   open_output();
   write_preamble();
+  start_writer();
+  // Joins the writer on every way out (an exception included).
+  struct WriterJoin {
+    Recorder& r;
+    ~WriterJoin() { r.stop_writer(); }
+  } join{*this};
   enable();
   if (!opts_.command.empty()) workload_.go();
   loop();
