@@ -41,9 +41,11 @@ struct RecordArgs {
   std::string switch_output, switch_max_files;
   std::string compression_level;
   std::string user_buffer;
+  std::string threads;
   // Given on the command line, even as "" (an empty value is an error, not
   // the default).
   bool freq_given = false, period_given = false, pages_given = false, level_given = false;
+  bool threads_given = false;
   bool switch_given = false, max_files_given = false, buildid_mode_given = false, thresh_given = false;
   std::string output = "sonde.data";
   std::vector<std::string> command;
@@ -138,6 +140,10 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   if (a.period_given) o.period = parse_u64("-c", a.period);
   if (a.pages_given) o.mmap_pages = parse_u64("-m", a.pages);
   if (!a.user_buffer.empty()) o.user_buffer_bytes = parse_buffer_size(a.user_buffer);
+  if (a.threads_given) {
+    o.threads = true;
+    o.threads_spec = a.threads;
+  }
   if (!a.call_graph.empty()) o.user_stack_bytes = parse_call_graph(a.call_graph);
   o.lbr_callchain = a.call_graph == "lbr";
   o.callchain = a.callchain || !a.call_graph.empty();
@@ -206,6 +212,7 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
       packed = fmt::format(" (zstd: {} bytes of records in {}, {:.1f}x)", s.plain_bytes, s.packed_bytes,
                            static_cast<double>(s.plain_bytes) / static_cast<double>(s.packed_bytes));
     std::string where = o.output == "-" ? "stdout" : o.output;
+    if (o.threads) where = fmt::format("{} ({} streams)", o.output, s.files);
     if (o.switch_output.enabled) where = fmt::format("{} files {}.<timestamp>", s.files, o.output);
     std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s%s in %.3f s%s%s\n",
                  (unsigned long long)s.samples, (unsigned long long)s.lost, (unsigned long long)s.bytes,
@@ -246,6 +253,10 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_option("--user-buffer-size", a->user_buffer,
                   "User-space buffer between the ring buffers and the writer, per drain thread (default 16M; "
                   "K, M, G): when it fills, dwarf stacks are cut, then samples dropped, each counted (docs/record.md)");
+  auto* threads = cmd->add_flag(
+      "--threads{core}", a->threads,
+      "--threads[=SPEC]: drain in parallel, one thread per core (default), cpu, package, numa, N threads, or CPU "
+      "masks CPUS[/AFFINITY]:... as perf; -o is then a directory of streams, DIR/data and DIR/data.N (docs/record.md)");
   cmd->add_flag("--no-inherit", a->no_inherit, "Do not follow child tasks");
   cmd->add_option("-o,--output", a->output, "Output file, - for standard output")->capture_default_str();
   cmd->add_option("-p,--pid", a->pids, "Record existing processes PID[,PID...]");
@@ -293,7 +304,8 @@ void register_record(CLI::App& app, int& exit_code) {
       "Exit status: the command's (128+N if it died of signal N), else 0; 2 for malformed input "
       "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
       "or command, event not supported, output not writable). Input errors never create the output file.");
-  cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, &exit_code] {
+  cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, threads, &exit_code] {
+    a->threads_given = threads->count() > 0;
     a->thresh_given = thresh->count() > 0;
     a->switch_given = switch_output->count() > 0;
     a->max_files_given = max_files->count() > 0;

@@ -50,7 +50,12 @@ struct RecordOptions {
   // its writer (record/drain_reader.h has the drop policy when it fills).
   size_t user_buffer_bytes = size_t{16} << 20;
   bool inherit = true;                     // --no-inherit clears it
-  std::string output = "sonde.data";       // -o, "-" for stdout
+  std::string output = "sonde.data";       // -o, "-" for stdout; with `threads` a directory
+  // --threads[=SPEC] (record/thread_spec.h): drain threads, each owning
+  // its CPUs' ring buffers and writing its own stream OUTPUT/data.N;
+  // OUTPUT/data holds the synthesized and extension records.
+  bool threads = false;
+  std::string threads_spec = "core";
   // In-process use (`sonde top`): the stream goes to this fd instead of
   // `output` (the recorder writes to a duplicate and leaves this one open),
   // and the recording ends, as on SIGINT, when `stop_fd` becomes readable.
