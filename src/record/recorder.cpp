@@ -861,9 +861,27 @@ void Recorder::start_threads() {
   }
 }
 
+// A drain thread only copies, and is late only when it is not scheduled:
+// on busy CPUs under -F max the sampling interrupts and the workload
+// starve it, and the kernel drops records its rings cannot hold. So it
+// asks for a higher priority (nice -10; refused without CAP_SYS_NICE, then
+// it runs as before). The writer threads keep the normal priority.
+void raise_drain_priority() {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), -10);
+}
+
+// The recorder's own thread drains too: its priority is raised for the
+// loop and given back after (it may be the caller's thread: sonde top).
+struct DrainPriority {
+  int old;
+  DrainPriority() : old(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()))) { raise_drain_priority(); }
+  ~DrainPriority() { ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), old); }
+};
+
 // --threads: a drain thread polls its own rings (and the stop event) and
 // drains them until told to stop, then makes its final pass.
 void Recorder::drainer_loop(Drain& d) {
+  raise_drain_priority();
   try {
     std::vector<pollfd> pfds;
     pfds.push_back({stop_event_.get(), POLLIN, 0});
@@ -1069,6 +1087,7 @@ void Recorder::end_workload() {
 // gone, or SIGINT/SIGTERM. Then sampling stops, and one last pass takes what
 // the buffers hold: bounded by their size, whatever the load.
 void Recorder::loop() {
+  DrainPriority priority;
   std::vector<pollfd> pfds;
   pfds.push_back({stop_fd(), POLLIN, 0});
   size_t first_ring = 1;
