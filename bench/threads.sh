@@ -21,11 +21,16 @@ cleanup() {
 trap cleanup EXIT
 gcc -O1 -fno-omit-frame-pointer -o "$scratch/hot" "$here/tests/fixtures/hot_loop.c"
 
-# "SAMPLE events" and the lost total of a stream, a perf file or a directory.
+# --stats text: the aggregated SAMPLE count, and the per-event LOST_SAMPLES
+# sums (each event's section, "NAME stats:") added up.
+count_stats='/^ *SAMPLE events:/ && !s {s=$3} /stats:$/ {ev=1} ev && /^ *LOST_SAMPLES events:/ {l+=$3} END {print s+0, l+0}'
+
+# Samples kept and lost in a stream, a perf file or a directory.
 stats() {  # path -> "samples lost"
   local p=$1
-  if [ -d "$p" ] && head -c 8 "$p/data" | grep -q PERFILE2; then
-    perf report --stats -i "$p" 2>/dev/null | awk '/^ *SAMPLE events:/ && !s {s=$3} /LOST_SAMPLES events:/ {l=$3} END {print s+0, l+0}'
+  # perf's directory: data is file mode (header size 104; a pipe's is 16).
+  if [ -d "$p" ] && [ "$(od -An -tu8 -j8 -N8 "$p/data" | tr -d ' ')" != 16 ]; then
+    perf report --stats -i "$p" 2>/dev/null | awk "$count_stats"
     return
   fi
   local files=("$p")
@@ -33,7 +38,7 @@ stats() {  # path -> "samples lost"
   local s=0 l=0 f a b
   for f in "${files[@]}"; do
     read -r a b < <("$sonde" report --stats -i "$f" 2>/dev/null |
-      awk '/^ *SAMPLE events:/ && !s {s=$3} /^ *LOST_SAMPLES events:/ {l=$3} END {print s+0, l+0}')
+      awk "$count_stats")
     s=$((s + a)); l=$((l + b))
   done
   echo "$s $l"

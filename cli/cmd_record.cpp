@@ -212,7 +212,8 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
       packed = fmt::format(" (zstd: {} bytes of records in {}, {:.1f}x)", s.plain_bytes, s.packed_bytes,
                            static_cast<double>(s.plain_bytes) / static_cast<double>(s.packed_bytes));
     std::string where = o.output == "-" ? "stdout" : o.output;
-    if (o.threads) where = fmt::format("{} ({} streams)", o.output, s.files);
+    if (o.threads && o.output != "-") where = fmt::format("{} ({} streams)", o.output, s.files);
+    if (o.threads && o.output == "-") where = fmt::format("stdout (one stream from {} drain threads)", s.drain_threads);
     if (o.switch_output.enabled) where = fmt::format("{} files {}.<timestamp>", s.files, o.output);
     std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s%s in %.3f s%s%s\n",
                  (unsigned long long)s.samples, (unsigned long long)s.lost, (unsigned long long)s.bytes,

@@ -1,5 +1,7 @@
 #include "record/drain_reader.h"
 
+#include <time.h>
+
 #include <cstring>
 
 #include "format/perf_abi.h"
@@ -23,6 +25,12 @@ DrainReader::DrainReader(RecordQueue& queue, uint64_t sample_type, uint64_t regs
       regs_mask_(regs_user_mask),
       cut_below_(queue.capacity() / 4),
       drop_below_(queue.capacity() / 8) {}
+
+void DrainReader::begin_pass() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  pass_start_ns_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 size_t DrainReader::drain(RingBuffer& ring, uint16_t tag) {
   size_t n = 0;
@@ -85,7 +93,10 @@ bool DrainReader::end_pass(bool final) {
   if (!final && pushed_ == 0 && now - last_marker_ < kTick) return !queue_.closed();
   last_marker_ = now;
   pushed_ = 0;
-  return queue_.push(final ? EntryKind::kFinal : EntryKind::kRound, 0, {});
+  if (final) return queue_.push(EntryKind::kFinal, 0, {});
+  uint8_t time[8];
+  std::memcpy(time, &pass_start_ns_, sizeof time);
+  return queue_.push(EntryKind::kRound, 0, time);
 }
 
 }  // namespace sonde::record

@@ -45,13 +45,18 @@ class DrainReader {
   // `sample_type`/`regs_user_mask`: the layout every drained sample has.
   DrainReader(RecordQueue& queue, uint64_t sample_type, uint64_t regs_user_mask);
 
+  // Starts a pass: notes the time (CLOCK_MONOTONIC, the recording's clock)
+  // that its round marker carries. Every record a later pass queues was
+  // not yet in the ring when this pass read it, so is at least this late.
+  void begin_pass();
   // Moves every complete record of `ring` into the queue, tagged `tag`.
   // Returns the records moved or dropped.
   size_t drain(RingBuffer& ring, uint16_t tag);
   // Ends a pass: a round marker when the pass queued anything or 100 ms
   // passed since the last one (the writer's chance to run extension
-  // producers); `final` reports pending drops and ends the stream. False
-  // once the queue is closed.
+  // producers); `final` reports pending drops and ends the stream. A
+  // round marker's payload is the u64 time begin_pass() noted. False once
+  // the queue is closed.
   bool end_pass(bool final);
   const DropCounts& counts() const { return counts_; }
 
@@ -72,6 +77,7 @@ class DrainReader {
   size_t last_dropped_id_size_ = 0;
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(65536);
   std::chrono::steady_clock::time_point last_marker_{};
+  uint64_t pass_start_ns_ = 0;
 };
 
 }  // namespace sonde::record

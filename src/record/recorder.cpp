@@ -176,6 +176,7 @@ struct Drain {
   std::vector<uint8_t> scratch = std::vector<uint8_t>(65536);
   bool wrote_in_round = false;
   bool main = false;                     // runs extensions' produce() and --switch-output
+  Drain* into = this;                    // whose stream gets the records (--threads -o -: the main one)
   uint64_t samples = 0, lost = 0, dropped_records = 0;
   RecordWrite produce_write;
 };
@@ -207,6 +208,8 @@ class Recorder {
   void start_threads();
   void stop_threads();
   void write_loop(Drain& d);
+  void merge_loop();
+  bool merge_one_pass(std::vector<uint64_t>& passed, size_t& finished);
   void end_round(Drain& d, bool final);
   void drainer_loop(Drain& d);
   void stop_drainers();
@@ -269,6 +272,7 @@ class Recorder {
   std::vector<std::unique_ptr<Drain>> drains_;
   std::vector<DrainThreadSpec> thread_specs_;  // --threads
   bool directory_ = false;                     // --threads: -o is a directory of streams
+  bool merged_ = false;                        // --threads -o -: every drain into one ordered stream
   std::mutex shared_mu_;
   std::atomic<bool> abandon_{false};   // the recording failed: writers stop without their final marker
   std::atomic<bool> stop_drainers_{false};
@@ -368,6 +372,9 @@ void Recorder::validate() {
   // write their jitdump records with, so a reader can tell which function
   // was at an address at a sample's time (docs/format.md).
   mono_clock_ = kernel_supports_clockid(CLOCK_MONOTONIC);
+  // The merge compares the drains' pass times with record times.
+  if (merged_ && !mono_clock_ && !opts_.monotonic_clock)
+    throw_runtime("--threads -o - needs events timed on CLOCK_MONOTONIC (use_clockid, Linux 4.1)");
 }
 
 void Recorder::validate_switch_output() {
@@ -387,8 +394,12 @@ void Recorder::validate_threads() {
   if (!opts_.threads) return;
   directory_ = true;
   if (opts_.output_fd >= 0) throw_usage("--threads writes a directory of streams: not with an output fd");
-  if (opts_.output == "-") throw_usage("--threads with -o - is not supported yet: give -o DIR");
   if (opts_.switch_output.enabled) throw_usage("--threads cannot be used with --switch-output");
+  if (opts_.output == "-") {
+    directory_ = false;
+    merged_ = true;
+    return;
+  }
   struct stat st{};
   if (::stat(opts_.output.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode))
@@ -557,6 +568,7 @@ void Recorder::plan_drains() {
   for (const auto& spec : thread_specs_) {
     auto d = std::make_unique<Drain>();
     d->affinity = spec.affinity;
+    if (merged_) d->into = drains_.front().get();
     drains_.push_back(std::move(d));
   }
   for (size_t i = 0; i < rings_.size(); ++i) {
@@ -734,8 +746,8 @@ void Recorder::enable() {
 }
 
 void Recorder::write_kernel_record(Drain& d, std::span<const uint8_t> rec) {
-  d.out->write_record(rec.data(), rec.size());
-  d.wrote_in_round = true;
+  d.into->out->write_record(rec.data(), rec.size());
+  d.into->wrote_in_round = true;
 }
 
 // On a drain's writer thread. What is shared between writers (build-ids,
@@ -829,6 +841,7 @@ void Recorder::tell_exec_mapping(std::span<const uint8_t> mmap2) {
 // One pass over a drain's ring buffers into its queue, ended by a round
 // marker (its writer writes the records and the FINISHED_ROUND).
 void Recorder::drain_pass(Drain& d, bool final) {
+  d.reader->begin_pass();
   for (size_t i : d.rings) d.reader->drain(*rings_[i].buffer, static_cast<uint16_t>(i));
   d.reader->end_pass(final);
 }
@@ -844,7 +857,12 @@ void Recorder::start_threads() {
     d.queue = std::make_unique<RecordQueue>(std::max(opts_.user_buffer_bytes, rings));
     d.reader = std::make_unique<DrainReader>(*d.queue, sample_type_, regs);
     d.produce_write = [this, &d](std::span<const uint8_t> rec) { write_kernel_record(d, rec); };
-    d.writer = std::thread([this, &d] { write_loop(d); });
+  }
+  // Every queue exists before any writer starts (the merge reads them all).
+  for (auto& dp : drains_) {
+    Drain& d = *dp;
+    if (merged_ && d.main) d.writer = std::thread([this] { merge_loop(); });
+    else if (!merged_) d.writer = std::thread([this, &d] { write_loop(d); });
   }
   if (drains_.size() == 1) return;
   stop_event_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
@@ -923,8 +941,8 @@ void Recorder::stop_threads() {
   stop_drainers();
   for (auto& dp : drains_) {
     Drain& d = *dp;
-    if (!d.writer.joinable()) continue;
-    d.writer.join();
+    if (d.writer.joinable()) d.writer.join();
+    if (!d.reader) continue;
     const DropCounts& c = d.reader->counts();
     sum_.dropped += c.samples_dropped;
     sum_.stacks_cut += c.stacks_cut;
@@ -965,6 +983,81 @@ void Recorder::write_loop(Drain& d) {
     d.error = std::current_exception();
     d.queue->close();
   }
+}
+
+// --threads -o -: one writer empties every drain's queue into one stream.
+// A drain's round marker carries the time its pass began: every record it
+// queues later is at least that late. FINISHED_ROUND N is written only when
+// every drain has passed (by 1 ms, for the kernel's own delay between
+// stamping a record and publishing it) the time FINISHED_ROUND N-1 was
+// written at, which is later than any record before it. So nothing after
+// FINISHED_ROUND N is older than what came before N-1: the rule perf's
+// ordering (and sonde's) relies on.
+void Recorder::merge_loop() {
+  Drain& main = main_drain();
+  std::vector<uint64_t> passed(drains_.size(), 0);
+  size_t finished = 0;
+  uint64_t last_round_at = 0;
+  constexpr uint64_t kMargin = 1000000;  // 1 ms
+  try {
+    while (finished < drains_.size()) {
+      bool any = merge_one_pass(passed, finished);
+      uint64_t low = *std::min_element(passed.begin(), passed.end());
+      if (main.wrote_in_round && low >= last_round_at + kMargin) {
+        main.out->write_finished_round();
+        main.out->flush();
+        main.wrote_in_round = false;
+        timespec ts{};
+        ::clock_gettime(CLOCK_MONOTONIC, &ts);
+        last_round_at = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+      }
+      if (!any) {
+        if (abandon_) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    if (main.wrote_in_round) main.out->write_finished_round();
+    main.out->flush();
+  } catch (...) {
+    main.error = std::current_exception();
+    for (auto& d : drains_) d->queue->close();
+  }
+}
+
+// Takes from each queue up to its next marker (no queue starves the
+// others); a marker moves that drain's `passed` time, the main drain's
+// also runs the extensions' producers. False when every queue was empty.
+bool Recorder::merge_one_pass(std::vector<uint64_t>& passed, size_t& finished) {
+  bool any = false;
+  for (size_t i = 0; i < drains_.size(); ++i) {
+    Drain& d = *drains_[i];
+    if (passed[i] == UINT64_MAX) continue;
+    while (const EntryHeader* e = d.queue->front(0)) {
+      any = true;
+      const auto* payload = reinterpret_cast<const uint8_t*>(e + 1);
+      if (e->kind == EntryKind::kRecord) {
+        format::RecordHeader h;
+        std::memcpy(&h, payload, sizeof h);
+        RecordExtension* ext = e->tag == kNoSource ? nullptr : rings_[e->tag].extension;
+        handle(d, {payload, std::min<size_t>(h.size, e->size)}, ext);
+        d.queue->pop();
+        continue;
+      }
+      const bool final = e->kind == EntryKind::kFinal;
+      if (e->kind == EntryKind::kRound && e->size >= 8) std::memcpy(&passed[i], payload, 8);
+      if (d.main) {
+        std::lock_guard lock(shared_mu_);
+        for (RecordExtension* x : extensions_) d.samples += x->produce(d.produce_write, final);
+      }
+      if (final) {
+        passed[i] = UINT64_MAX;
+        ++finished;
+      }
+      d.queue->pop();
+      break;
+    }
+  }
+  return any;
 }
 
 // The records extensions make themselves come after the kernel's of the
@@ -1056,6 +1149,7 @@ void Recorder::finish_file() {
     d->out.reset();
   }
   if (directory_) sum_.files = drains_.size();
+  sum_.drain_threads = drains_.size();
   if (!rotated_) return;
   std::string name = rotated_->retire_current();
   sum_.files = rotated_->retired();
@@ -1133,7 +1227,8 @@ RecordSummary Recorder::run() {
   open_events();
   plan_drains();
   open_output();
-  for (auto& d : drains_) write_preamble(*d);
+  for (auto& d : drains_)
+    if (d->out) write_preamble(*d);
   // Joins the threads on every way out (an exception included).
   struct ThreadJoin {
     Recorder& r;

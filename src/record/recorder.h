@@ -105,7 +105,8 @@ struct RecordSummary {
   uint64_t dropped_records = 0;  // kernel record types perf 6.1 does not know
   uint64_t build_ids_read = 0;   // objects whose build-id the recorder read itself
   bool kernel_build_ids = false;
-  uint64_t files = 1;            // output files written (more than one with --switch-output)
+  uint64_t files = 1;            // output files written (more than one with --switch-output or --threads -o DIR)
+  uint64_t drain_threads = 1;    // threads that drained the rings (the recorder's own included)
   int exit_status = 0;           // the workload's, or 0
 };
 
