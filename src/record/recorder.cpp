@@ -276,6 +276,7 @@ class Recorder {
   std::mutex shared_mu_;
   std::atomic<bool> abandon_{false};   // the recording failed: writers stop without their final marker
   std::atomic<bool> stop_drainers_{false};
+  bool threads_stopped_ = false;       // stop_threads() ran: counts are in sum_
   UniqueFd stop_event_;                // --threads: wakes the drain threads to stop
   RecordSummary sum_;
 };
@@ -933,6 +934,8 @@ void Recorder::stop_drainers() {
 // queues and each writer finishes what precedes its marker; otherwise
 // (an exception) they stop at once.
 void Recorder::stop_threads() {
+  if (threads_stopped_) return;
+  threads_stopped_ = true;
   if (std::uncaught_exceptions() > 0) {
     abandon_ = true;
     for (auto& d : drains_)

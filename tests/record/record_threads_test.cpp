@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -229,6 +230,22 @@ TEST_F(RecordThreadsDir, AnOutputThatCannotBeADirectoryIsRefused) {
                      file + "/rec");
   expect_usage_error({sonde_bin(), "record", "--threads", "--switch-output", "-a", "-o", out_, "--", "true"},
                      "--threads cannot be used with --switch-output", out_);
+}
+
+TEST_F(RecordThreadsDir, TooFewFileDescriptorsIsOneLineBeforeAnyOutput) {
+  // The hard limit too: the recorder raises the soft limit to it first.
+  auto r = run({"prlimit", "--nofile=30:30", sonde_bin(), "record", "--threads", "-a", "-o", out_, "--", "true"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  static const std::regex line(
+      "sonde: the recording needs about [0-9]+ file descriptors but RLIMIT_NOFILE is 30 \\(raise the hard limit: "
+      "ulimit -Hn\\)\n");
+  EXPECT_TRUE(std::regex_match(r.err, line)) << r.err;
+  EXPECT_FALSE(file_exists(out_));
+  // A soft limit below the hard one is raised: the same recording works.
+  auto raised = run({"prlimit", "--nofile=30:4096", sonde_bin(), "record", "-q", "--threads", "-a", "-o", out_, "--",
+                     "true"});
+  EXPECT_EQ(raised.exit_code, 0) << raised.err;
+  EXPECT_TRUE(file_exists(out_ + "/data.0"));
 }
 
 TEST_F(RecordThreadsDir, AnEarlierRecordingsStreamsAreReplacedAndOtherFilesKept) {
