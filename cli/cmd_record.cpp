@@ -40,9 +40,12 @@ struct RecordArgs {
   std::string off_cpu_thresh;
   std::string switch_output, switch_max_files;
   std::string compression_level;
+  std::string user_buffer;
+  std::string threads;
   // Given on the command line, even as "" (an empty value is an error, not
   // the default).
   bool freq_given = false, period_given = false, pages_given = false, level_given = false;
+  bool threads_given = false;
   bool switch_given = false, max_files_given = false, buildid_mode_given = false, thresh_given = false;
   std::string output = "sonde.data";
   std::vector<std::string> command;
@@ -69,6 +72,25 @@ std::vector<pid_t> parse_pids(const std::string& opt, const std::string& text) {
     pos = c + 1;
   }
   return out;
+}
+
+// --user-buffer-size: bytes, with an optional K, M or G (binary, as -m's
+// perf spelling and --switch-output's).
+size_t parse_buffer_size(const std::string& text) {
+  uint64_t factor = 1;
+  std::string digits = text;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': factor = 1ULL << 10; break;
+      case 'M': factor = 1ULL << 20; break;
+      case 'G': factor = 1ULL << 30; break;
+      default: break;
+    }
+    if (factor != 1) digits.pop_back();
+  }
+  auto n = parse_uint<uint64_t>(digits, 1, (uint64_t{64} << 30) / factor);
+  if (!n) throw_usage("invalid --user-buffer-size '{}': expected a size such as 16M (K, M or G; at most 64G)", text);
+  return static_cast<size_t>(n.value * factor);
 }
 
 // --call-graph fp | dwarf[,SIZE] | lbr (perf's syntax): 0 for fp (and lbr,
@@ -101,6 +123,15 @@ std::vector<std::string> own_cmdline() {
   return out;
 }
 
+// The losses by kind, when the user-space buffer had to shed load
+// (record/drain_reader.h): "" otherwise.
+std::string drop_details(const record::RecordSummary& s) {
+  if (s.dropped == 0 && s.stacks_cut == 0) return "";
+  return fmt::format("; lost by kind: {} by the kernel, {} dropped from the full user-space buffer; "
+                     "{} dwarf samples had their user stack cut ({} bytes)",
+                     s.lost - std::min(s.lost, s.dropped), s.dropped, s.stacks_cut, s.stack_bytes_cut);
+}
+
 void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& exit_code) {
   record::RecordOptions o;
   o.events = a.events;
@@ -108,6 +139,11 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   else if (a.freq_given) o.freq = parse_u64("-F", a.freq);
   if (a.period_given) o.period = parse_u64("-c", a.period);
   if (a.pages_given) o.mmap_pages = parse_u64("-m", a.pages);
+  if (!a.user_buffer.empty()) o.user_buffer_bytes = parse_buffer_size(a.user_buffer);
+  if (a.threads_given) {
+    o.threads = true;
+    o.threads_spec = a.threads;
+  }
   if (!a.call_graph.empty()) o.user_stack_bytes = parse_call_graph(a.call_graph);
   o.lbr_callchain = a.call_graph == "lbr";
   o.callchain = a.callchain || !a.call_graph.empty();
@@ -176,11 +212,15 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
       packed = fmt::format(" (zstd: {} bytes of records in {}, {:.1f}x)", s.plain_bytes, s.packed_bytes,
                            static_cast<double>(s.plain_bytes) / static_cast<double>(s.packed_bytes));
     std::string where = o.output == "-" ? "stdout" : o.output;
+    if (o.threads && o.output != "-") where = fmt::format("{} ({} streams)", o.output, s.files);
+    if (o.threads && o.output == "-") where = fmt::format("stdout (one stream from {} drain threads)", s.drain_threads);
     if (o.switch_output.enabled) where = fmt::format("{} files {}.<timestamp>", s.files, o.output);
-    std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s%s in %.3f s%s\n",
+    std::fprintf(stderr, "sonde record: %llu samples, %llu lost, %llu bytes written to %s%s in %.3f s%s%s\n",
                  (unsigned long long)s.samples, (unsigned long long)s.lost, (unsigned long long)s.bytes,
-                 where.c_str(), packed.c_str(), s.seconds,
-                 s.lost ? " (increase -m or lower -F to lose fewer)" : "");
+                 where.c_str(), packed.c_str(), s.seconds, drop_details(s).c_str(),
+                 s.dropped ? " (increase --user-buffer-size, or lower -F, to lose fewer)"
+                 : s.lost  ? " (increase -m or lower -F to lose fewer)"
+                           : "");
     if (jit_keeper && jit_keeper->copied() > 0)
       std::fprintf(stderr, "sonde record: %zu JIT files (jitdumps, perf maps) copied to %s\n", jit_keeper->copied(),
                    jit::jit_dir_for(o.output).c_str());
@@ -211,6 +251,13 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_flag("--user-callchain", a->user_callchain,
                 "Call chains without their kernel part (exclude_callchain_kernel; with -g or --call-graph, as perf)");
   auto* pages = cmd->add_option("-m,--mmap-pages", a->pages, "Data pages per ring buffer, a power of two (default 256 = 1 MiB)");
+  cmd->add_option("--user-buffer-size", a->user_buffer,
+                  "User-space buffer between the ring buffers and the writer, per drain thread (default 16M; "
+                  "K, M, G): when it fills, dwarf stacks are cut, then samples dropped, each counted (docs/record.md)");
+  auto* threads = cmd->add_flag(
+      "--threads{core}", a->threads,
+      "--threads[=SPEC]: drain in parallel, one thread per core (default), cpu, package, numa, N threads, or CPU "
+      "masks CPUS[/AFFINITY]:... as perf; -o is then a directory of streams, DIR/data and DIR/data.N (docs/record.md)");
   cmd->add_flag("--no-inherit", a->no_inherit, "Do not follow child tasks");
   cmd->add_option("-o,--output", a->output, "Output file, - for standard output")->capture_default_str();
   cmd->add_option("-p,--pid", a->pids, "Record existing processes PID[,PID...]");
@@ -259,7 +306,8 @@ void register_record(CLI::App& app, int& exit_code) {
       "Exit status: the command's (128+N if it died of signal N), else 0; 2 for malformed input "
       "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
       "or command, event not supported, output not writable). Input errors never create the output file.");
-  cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, &exit_code] {
+  cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, threads, &exit_code] {
+    a->threads_given = threads->count() > 0;
     a->thresh_given = thresh->count() > 0;
     a->switch_given = switch_output->count() > 0;
     a->max_files_given = max_files->count() > 0;

@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sonde="$build/cli/sonde"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump fuzz_directory; do
+for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut; do
   mkdir -p "$seeds/$f"
 done
 
@@ -137,3 +137,17 @@ if command -v node >/dev/null; then
   for f in "$tmp"/jit-*.dump; do [ -f "$f" ] && head -c 60000 "$f" >"$seeds/fuzz_jitdump/node"; done
 fi
 exit 0
+
+# A dwarf sample as the recorder lays it out (sample_type, keep, then the
+# record): IDENTIFIER IP TID TIME CPU PERIOD CALLCHAIN REGS_USER STACK_USER.
+python3 - "$seeds/fuzz_sample_cut/dwarf" <<'PY'
+import struct, sys
+st = 0x10000 | 0x1 | 0x2 | 0x4 | 0x80 | 0x100 | 0x20 | 0x1000 | 0x2000
+regs = [0] * 20
+body = struct.pack('<QQQQQQ', 77, 0x401000, (12 << 32) | 11, 5000, 1, 250)
+body += struct.pack('<QQQ', 2, 0xffffffff81000000, 0x401000)
+body += struct.pack('<Q', 2) + struct.pack('<20Q', *regs)
+body += struct.pack('<Q', 256) + b'\x51' * 256 + struct.pack('<Q', 200)
+rec = struct.pack('<IHH', 9, 2, 8 + len(body)) + body
+open(sys.argv[1], 'wb').write(struct.pack('<QH', st, 64) + rec)
+PY

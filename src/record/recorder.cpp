@@ -1,20 +1,28 @@
 #include "record/recorder.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <time.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "format/perf_abi.h"
 #include "format/records.h"
@@ -22,13 +30,16 @@
 #include "format/user_regs.h"
 #include "record/build_id_patcher.h"
 #include "record/cpu_list.h"
+#include "record/drain_reader.h"
 #include "record/event_spec.h"
 #include "record/header_writer.h"
 #include "record/kernel_maps.h"
 #include "record/live_processes.h"
 #include "record/perf_event.h"
 #include "record/proc_synthesizer.h"
+#include "record/record_queue.h"
 #include "record/ring_buffer.h"
+#include "record/thread_spec.h"
 #include "record/tracing_data.h"
 #include "record/workload.h"
 #include "util/error.h"
@@ -143,6 +154,31 @@ struct OpenEvent {
 struct Ring {
   std::unique_ptr<RingBuffer> buffer;
   RecordExtension* extension = nullptr;  // non-null for an extension's buffer
+  int cpu = -1;                          // a kernel ring's CPU
+};
+
+// One output stream and what feeds it: the rings one thread drains into
+// its queue, and the writer thread that empties the queue into `out`.
+// Without --threads there is one, drained by the recorder's own thread.
+// With --threads, drains_[0] is DIR/data (synthesized records, extension
+// rings and produce()) and drains_[i] is DIR/data.(i-1), drained by a
+// thread of its own.
+struct Drain {
+  std::string path;                      // the file ("" for a pipe or a caller's fd)
+  std::vector<size_t> rings;             // indices into Recorder::rings_
+  std::vector<int> affinity;             // --threads masks' /AFFINITY
+  std::unique_ptr<format::StreamWriter> out;
+  std::unique_ptr<RecordQueue> queue;
+  std::unique_ptr<DrainReader> reader;
+  std::thread drainer;                   // --threads: the thread that fills `queue`
+  std::thread writer;
+  std::exception_ptr error;              // the writer's or the drainer's, rethrown by run()
+  std::vector<uint8_t> scratch = std::vector<uint8_t>(65536);
+  bool wrote_in_round = false;
+  bool main = false;                     // runs extensions' produce() and --switch-output
+  Drain* into = this;                    // whose stream gets the records (--threads -o -: the main one)
+  uint64_t samples = 0, lost = 0, dropped_records = 0;
+  RecordWrite produce_write;
 };
 
 class Recorder {
@@ -157,14 +193,26 @@ class Recorder {
   void validate_switch_output();
   perf_event_attr make_attr(const EventSpec& e, bool tracking) const;
   void open_events();
+  void validate_threads();
+  void raise_fd_limit();
+  void plan_drains();
   void open_output();
-  void write_preamble();
-  void write_metadata(const SynthContext& ctx);
+  void open_directory();
+  void write_preamble(Drain& d);
+  void write_metadata(const SynthContext& ctx, Drain& d);
   void synthesize_tasks(const SynthContext& ctx);
   bool switch_due() const;
   void switch_output();
   void finish_file();
   void enable();
+  void start_threads();
+  void stop_threads();
+  void write_loop(Drain& d);
+  void merge_loop();
+  bool merge_one_pass(std::vector<uint64_t>& passed, size_t& finished);
+  void end_round(Drain& d, bool final);
+  void drainer_loop(Drain& d);
+  void stop_drainers();
   void loop();
   int stop_fd() const;
   bool take_signals();
@@ -172,10 +220,11 @@ class Recorder {
   void verbose(fmt::format_string<Args...> f, Args&&... args) const;
   void stop_sampling();
   void end_workload();
-  bool drain_all(bool final = false);
-  void handle(std::span<const uint8_t> rec, RecordExtension* ext);
-  void write_kernel_record(std::span<const uint8_t> rec);
-  void write_lost(std::span<const uint8_t> rec);
+  void drain_pass(Drain& d, bool final = false);
+  void handle(Drain& d, std::span<const uint8_t> rec, RecordExtension* ext);
+  void write_kernel_record(Drain& d, std::span<const uint8_t> rec);
+  void write_lost(Drain& d, std::span<const uint8_t> rec);
+  Drain& main_drain() { return *drains_.front(); }
   void tell_exec_mapping(std::span<const uint8_t> mmap2);
   bool targets_alive() const;
   // The forked command is what is recorded (not -p/-t/-a with a command,
@@ -204,12 +253,11 @@ class Recorder {
   std::string command_path_;
   std::unique_ptr<SignalGuard> signals_;
   Workload workload_;
-  std::unique_ptr<format::StreamWriter> out_;
   // --switch-output: the files done so far, what starts each new one, and
   // when the current one was started (steady clock) and its preamble's size.
   std::unique_ptr<RotatedFiles> rotated_;
   LiveProcesses live_;
-  bool switch_requested_ = false;  // SIGUSR2
+  std::atomic<bool> switch_requested_{false};  // SIGUSR2 (taken by the drain loop, acted on by the writer)
   bool first_file_ = true;
   std::chrono::steady_clock::time_point file_started_;
   uint64_t preamble_bytes_ = 0;
@@ -217,7 +265,19 @@ class Recorder {
   std::unique_ptr<format::RecordCompressor> compressor_;  // -z, until the preamble is written
   std::vector<Ring> rings_;
   BuildIdPatcher build_ids_;
-  std::vector<uint8_t> scratch_ = std::vector<uint8_t>(65536);
+  // Draining decoupled from writing: a DrainReader fills each drain's
+  // queue, its writer thread (write_loop) empties it into its stream.
+  // Writers share build_ids_, the extensions' callbacks and live_ under
+  // shared_mu_.
+  std::vector<std::unique_ptr<Drain>> drains_;
+  std::vector<DrainThreadSpec> thread_specs_;  // --threads
+  bool directory_ = false;                     // --threads: -o is a directory of streams
+  bool merged_ = false;                        // --threads -o -: every drain into one ordered stream
+  std::mutex shared_mu_;
+  std::atomic<bool> abandon_{false};   // the recording failed: writers stop without their final marker
+  std::atomic<bool> stop_drainers_{false};
+  bool threads_stopped_ = false;       // stop_threads() ran: counts are in sum_
+  UniqueFd stop_event_;                // --threads: wakes the drain threads to stop
   RecordSummary sum_;
 };
 
@@ -244,6 +304,8 @@ void Recorder::validate() {
   }
   if (opts_.mmap_pages == 0 || (opts_.mmap_pages & (opts_.mmap_pages - 1)) != 0 || opts_.mmap_pages > (1u << 20))
     throw_usage("invalid -m {}: the number of pages must be a power of two", opts_.mmap_pages);
+  if (opts_.user_buffer_bytes < RecordQueue::kMinCapacity)
+    throw_usage("invalid --user-buffer-size {}: at least {} bytes", opts_.user_buffer_bytes, RecordQueue::kMinCapacity);
   if (opts_.compression_level < 0 || opts_.compression_level > 22)
     throw_usage("invalid compression level {}: zstd levels are 1 to 22", opts_.compression_level);
   // Made before the output exists: a libzstd that is missing or refuses the
@@ -257,6 +319,7 @@ void Recorder::validate() {
   if (opts_.output_fd < 0 && opts_.output.empty()) throw_usage("empty output path");
   if (opts_.all_user && opts_.all_kernel) throw_usage("--all-user and --all-kernel cannot be used together");
   validate_switch_output();
+  validate_threads();
   if (opts_.lbr_callchain) {
     // LBR call stacks are a hardware feature (Intel's last branch records).
     if (!has_cpu_pmu()) throw_runtime("--call-graph lbr is not supported on this machine (no hardware PMU)");
@@ -282,6 +345,7 @@ void Recorder::validate() {
   }
 
   cpus_ = opts_.cpus.empty() ? online_cpus() : opts_.cpus;
+  if (opts_.threads) thread_specs_ = parse_thread_spec(opts_.threads_spec, cpus_);
   for (pid_t p : opts_.pids) {
     if (!process_exists(p)) throw_runtime("process {} does not exist", p);
     for (pid_t t : list_threads(p)) task_targets_.push_back(t);
@@ -309,6 +373,9 @@ void Recorder::validate() {
   // write their jitdump records with, so a reader can tell which function
   // was at an address at a sample's time (docs/format.md).
   mono_clock_ = kernel_supports_clockid(CLOCK_MONOTONIC);
+  // The merge compares the drains' pass times with record times.
+  if (merged_ && !mono_clock_ && !opts_.monotonic_clock)
+    throw_runtime("--threads -o - needs events timed on CLOCK_MONOTONIC (use_clockid, Linux 4.1)");
 }
 
 void Recorder::validate_switch_output() {
@@ -320,6 +387,50 @@ void Recorder::validate_switch_output() {
   // A pipe cannot be renamed or started again: perf refuses it too.
   if (opts_.output == "-") throw_usage("--switch-output cannot be used with -o - (a pipe has no files to switch)");
   rotated_ = std::make_unique<RotatedFiles>(opts_.output, so.max_files);
+}
+
+// --threads -o DIR: DIR is created (or, when it is a directory already,
+// its earlier streams are replaced) only after every check passed.
+void Recorder::validate_threads() {
+  if (!opts_.threads) return;
+  directory_ = true;
+  if (opts_.output_fd >= 0) throw_usage("--threads writes a directory of streams: not with an output fd");
+  if (opts_.switch_output.enabled) throw_usage("--threads cannot be used with --switch-output");
+  if (opts_.output == "-") {
+    directory_ = false;
+    merged_ = true;
+    return;
+  }
+  struct stat st{};
+  if (::stat(opts_.output.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode))
+      throw_usage("--threads writes a directory: '{}' exists and is not a directory", opts_.output);
+    return;
+  }
+  std::string parent = opts_.output.substr(0, opts_.output.find_last_of('/') + 1);
+  if (parent.empty()) parent = ".";
+  if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw_usage("--threads writes a directory: '{}' cannot be one ('{}' is not a directory)", opts_.output, parent);
+}
+
+// Every fd the recording holds at once is an event fd (events x CPUs x
+// tasks) or an output; perf needs several per CPU and fails with "Too many
+// open files" on large machines. The soft limit is raised to the hard one
+// at start; past that, one line says what is needed, before any output.
+void Recorder::raise_fd_limit() {
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &lim);
+    ::getrlimit(RLIMIT_NOFILE, &lim);
+  }
+  size_t tasks = system_wide_ ? 1 : records_workload() ? 1 : std::max<size_t>(1, task_targets_.size());
+  size_t events = parsed_.events.size();
+  size_t needed = events * cpus_.size() * tasks + (thread_specs_.size() + 1) + 2 * cpus_.size() * extensions_.size() + 32;
+  if (lim.rlim_cur != RLIM_INFINITY && needed > lim.rlim_cur)
+    throw_runtime("the recording needs about {} file descriptors but RLIMIT_NOFILE is {} (raise the hard limit: "
+                  "ulimit -Hn)", needed, static_cast<unsigned long long>(lim.rlim_cur));
 }
 
 perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
@@ -417,7 +528,7 @@ void Recorder::open_events() {
                 ev.ids.back());
         if (ring_owner[c] < 0) {
           ring_owner[c] = fd.get();
-          rings_.push_back(Ring{std::make_unique<RingBuffer>(fd.get(), opts_.mmap_pages), nullptr});
+          rings_.push_back(Ring{std::make_unique<RingBuffer>(fd.get(), opts_.mmap_pages), nullptr, cpus_[c]});
         } else if (::ioctl(fd.get(), kPerfEventIocSetOutput, ring_owner[c]) != 0) {
           throw_runtime("cannot share a ring buffer for event '{}': {}", ev.spec.name, errno_text(errno));
         }
@@ -448,21 +559,90 @@ void Recorder::open_events() {
   }
 }
 
+// The drains and their rings: one drain for everything, or with --threads
+// the main one (DIR/data: extension rings) and one per thread spec (its
+// CPUs' kernel rings).
+void Recorder::plan_drains() {
+  auto main = std::make_unique<Drain>();
+  main->main = true;
+  drains_.push_back(std::move(main));
+  for (const auto& spec : thread_specs_) {
+    auto d = std::make_unique<Drain>();
+    d->affinity = spec.affinity;
+    if (merged_) d->into = drains_.front().get();
+    drains_.push_back(std::move(d));
+  }
+  for (size_t i = 0; i < rings_.size(); ++i) {
+    size_t owner = 0;
+    for (size_t t = 0; t < thread_specs_.size() && !rings_[i].extension; ++t) {
+      const auto& cpus = thread_specs_[t].cpus;
+      if (std::find(cpus.begin(), cpus.end(), rings_[i].cpu) != cpus.end()) owner = t + 1;
+    }
+    drains_[owner]->rings.push_back(i);
+  }
+}
+
 void Recorder::open_output() {
+  Drain& d = main_drain();
+  if (directory_) return open_directory();
   if (opts_.output_fd >= 0) {
     int fd = ::fcntl(opts_.output_fd, F_DUPFD_CLOEXEC, 3);
     if (fd < 0) throw_runtime("cannot write the recording: {}", errno_text(errno));
-    out_ = std::make_unique<format::StreamWriter>(fd);
+    d.out = std::make_unique<format::StreamWriter>(fd);
     return;
   }
   if (opts_.output == "-") {
-    out_ = std::make_unique<format::StreamWriter>(STDOUT_FILENO);
+    d.out = std::make_unique<format::StreamWriter>(STDOUT_FILENO);
     return;
   }
   int fd = ::open(opts_.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw_runtime("cannot create '{}': {}", opts_.output, errno_text(errno));
-  out_ = std::make_unique<format::StreamWriter>(fd);
+  d.out = std::make_unique<format::StreamWriter>(fd);
+  d.path = opts_.output;
   verbose("writing {}", opts_.output);
+}
+
+// DIR/data and every DIR/data.N (N decimal), nothing else.
+void remove_streams(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    bool numbered = name.size() > 5 && name.substr(0, 5) == "data." &&
+                    name.find_first_not_of("0123456789", 5) == std::string_view::npos;
+    if (name == "data" || numbered) ::unlinkat(::dirfd(d), e->d_name, 0);
+  }
+  ::closedir(d);
+}
+
+// --threads: DIR/data and DIR/data.N (docs/format.md). An earlier
+// recording's streams in DIR are removed first (a stale data.5 beside a
+// 2-thread recording would be read as part of it); other files stay. If
+// any stream cannot be created, those made are removed again.
+void Recorder::open_directory() {
+  const std::string& dir = opts_.output;
+  bool made = ::mkdir(dir.c_str(), 0755) == 0;
+  if (!made && errno != EEXIST) throw_runtime("cannot create the directory '{}': {}", dir, errno_text(errno));
+  if (!made) remove_streams(dir);
+  for (size_t i = 0; i < drains_.size(); ++i) {
+    Drain& d = *drains_[i];
+    d.path = dir + (i == 0 ? std::string("/data") : "/data." + std::to_string(i - 1));
+    int fd = ::open(d.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      int err = errno;
+      for (size_t j = 0; j < i; ++j) {
+        drains_[j]->out.reset();
+        ::unlink(drains_[j]->path.c_str());
+      }
+      if (made) ::rmdir(dir.c_str());
+      if (err == EMFILE || err == ENFILE)
+        throw_runtime("cannot create '{}': too many open files (RLIMIT_NOFILE; --threads needs {} streams)", d.path,
+                      drains_.size());
+      throw_runtime("cannot create '{}': {}", d.path, errno_text(err));
+    }
+    d.out = std::make_unique<format::StreamWriter>(fd);
+    verbose("writing {} ({} ring buffers)", d.path, d.rings.size());
+  }
 }
 
 template <typename... Args>
@@ -474,26 +654,30 @@ void Recorder::verbose(fmt::format_string<Args...> f, Args&&... args) const {
 
 // Everything a stream holds before the kernel's records. With
 // --switch-output, every file starts with it: each is read on its own.
-void Recorder::write_preamble() {
+// With --threads every stream has the attrs, features and names; only the
+// main one (DIR/data) the synthesized records.
+void Recorder::write_preamble(Drain& d) {
   // Each file is one zstd stream of its own (its reader starts decoding at
   // its first COMPRESSED record); the first file's compressor was made in
   // validate(), before any output existed.
-  if (!first_file_ && opts_.compression_level > 0)
+  if (!compressor_ && opts_.compression_level > 0)
     compressor_ = std::make_unique<format::RecordCompressor>(opts_.compression_level);
-  SynthContext ctx{*out_, sample_type_, events_.front().ids.front(), build_ids_, opts_.user_stack_bytes != 0};
-  write_metadata(ctx);
-  synthesize_tasks(ctx);
-  out_->write_finished_init();
-  out_->flush();
-  preamble_bytes_ = out_->bytes_written();
-  file_started_ = std::chrono::steady_clock::now();
+  SynthContext ctx{*d.out, sample_type_, events_.front().ids.front(), build_ids_, opts_.user_stack_bytes != 0};
+  write_metadata(ctx, d);
+  if (d.main) synthesize_tasks(ctx);
+  d.out->write_finished_init();
+  d.out->flush();
+  if (d.main) {
+    preamble_bytes_ = d.out->bytes_written();
+    file_started_ = std::chrono::steady_clock::now();
+  }
   // Like perf -z: what is drained from the kernel is compressed, the
   // preamble above stays plain.
-  if (compressor_) out_->compress_from_here(std::move(compressor_));
+  if (compressor_) d.out->compress_from_here(std::move(compressor_));
 }
 
 // Attrs, features, tracing data, the kernel's maps and the event names.
-void Recorder::write_metadata(const SynthContext& ctx) {
+void Recorder::write_metadata(const SynthContext& ctx, Drain& d) {
   HeaderInfo info;
   for (auto& ev : events_) info.events.push_back(format::EventDesc{ev.attr, ev.spec.name, ev.ids});
   for (auto& d : ext_descs_) info.events.push_back(d);
@@ -505,11 +689,11 @@ void Recorder::write_metadata(const SynthContext& ctx) {
     size_t ring = opts_.mmap_pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     info.compressed_record_max = static_cast<uint32_t>(std::max(format::RecordCompressor::kSliceBytes, ring));
   }
-  write_header(*out_, info);
+  write_header(*d.out, info);
 
   // Tracing metadata after all attrs (perf binds formats to attrs when it
   // reads it). Read from tracefs once; every switched file gets the same.
-  if (first_file_) {
+  if (first_file_ && d.main) {
     std::vector<Tracepoint> tps;
     for (auto& ev : events_)
       if (ev.spec.tracepoint) tps.push_back(ev.spec.tp);
@@ -519,10 +703,10 @@ void Recorder::write_metadata(const SynthContext& ctx) {
     }
     if (!tps.empty()) tracing_blob_ = build_tracing_data(tps);
   }
-  if (!tracing_blob_.empty()) out_->write_tracing_data(tracing_blob_);
+  if (!tracing_blob_.empty()) d.out->write_tracing_data(tracing_blob_);
 
-  synthesize_kernel_maps(ctx);
-  write_event_names(*out_, info.events);
+  if (d.main) synthesize_kernel_maps(ctx);
+  write_event_names(*d.out, info.events);
 }
 
 // The tasks that exist before the file's first kernel record. The first
@@ -562,46 +746,54 @@ void Recorder::enable() {
     for (auto& fd : ev.fds) ::ioctl(fd.get(), kPerfEventIocEnable, 0);
 }
 
-void Recorder::write_kernel_record(std::span<const uint8_t> rec) { out_->write_record(rec.data(), rec.size()); }
+void Recorder::write_kernel_record(Drain& d, std::span<const uint8_t> rec) {
+  d.into->out->write_record(rec.data(), rec.size());
+  d.into->wrote_in_round = true;
+}
 
-void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
+// On a drain's writer thread. What is shared between writers (build-ids,
+// the extensions' callbacks, live_) is taken under shared_mu_: only for
+// MMAP2, FORK and EXIT, never per sample.
+void Recorder::handle(Drain& d, std::span<const uint8_t> rec, RecordExtension* ext) {
   format::RecordHeader h;
   std::memcpy(&h, rec.data(), sizeof h);
   switch (h.type) {
     case format::kSample:
       if (ext) {
-        std::memcpy(scratch_.data(), rec.data(), rec.size());
-        std::span<uint8_t> w(scratch_.data(), rec.size());
+        std::memcpy(d.scratch.data(), rec.data(), rec.size());
+        std::span<uint8_t> w(d.scratch.data(), rec.size());
         if (!ext->rewrite_sample(w)) return;
-        ++sum_.samples;
-        write_kernel_record(w);
+        ++d.samples;
+        write_kernel_record(d, w);
         return;
       }
-      ++sum_.samples;
-      write_kernel_record(rec);
+      ++d.samples;
+      write_kernel_record(d, rec);
       return;
     case format::kMmap2: {
       auto m = format::Mmap2View::parse(rec);
-      if (!m) return write_kernel_record(rec);
-      std::memcpy(scratch_.data(), rec.data(), rec.size());
-      std::span<uint8_t> w(scratch_.data(), rec.size());
+      if (!m) return write_kernel_record(d, rec);
+      std::memcpy(d.scratch.data(), rec.data(), rec.size());
+      std::span<uint8_t> w(d.scratch.data(), rec.size());
+      std::lock_guard lock(shared_mu_);
       if (!m->has_build_id()) build_ids_.patch(w);
-      write_kernel_record(w);
+      write_kernel_record(d, w);
       if (!extensions_.empty() && (m->prot & PROT_EXEC)) tell_exec_mapping(w);
       return;
     }
     case format::kLost:
-      write_lost(rec);
+      write_lost(d, rec);
       return;
     case format::kLostSamples:
-      if (auto l = format::LostSamplesView::parse(rec)) sum_.lost += l->lost;
-      write_kernel_record(rec);
+      if (auto l = format::LostSamplesView::parse(rec)) d.lost += l->lost;
+      write_kernel_record(d, rec);
       return;
     case format::kFork:
     case format::kExit: {
-      write_kernel_record(rec);
+      write_kernel_record(d, rec);
       auto f = extensions_.empty() && !rotated_ ? std::nullopt : format::ForkExitView::parse(rec);
       if (!f) return;
+      std::lock_guard lock(shared_mu_);
       if (rotated_ && h.type == format::kFork) live_.on_fork(static_cast<pid_t>(f->pid), static_cast<pid_t>(f->ppid));
       if (rotated_ && h.type == format::kExit) live_.on_exit(static_cast<pid_t>(f->pid), static_cast<pid_t>(f->tid));
       for (RecordExtension* e : extensions_) {
@@ -613,10 +805,10 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
     default:
       // perf 6.1 aborts on kernel record types it does not know.
       if (h.type == 0 || h.type > format::kMaxKernelType) {
-        ++sum_.dropped_records;
+        ++d.dropped_records;
         return;
       }
-      write_kernel_record(rec);
+      write_kernel_record(d, rec);
   }
 }
 
@@ -626,14 +818,14 @@ void Recorder::handle(std::span<const uint8_t> rec, RecordExtension* ext) {
 // "lost chunks". So each LOST is followed by a LOST_SAMPLES of the same count
 // and sample_id (written as it happens, so a killed recording keeps it), and
 // readers count one or the other, never both (analysis::RecordingWalker).
-void Recorder::write_lost(std::span<const uint8_t> rec) {
-  write_kernel_record(rec);
+void Recorder::write_lost(Drain& d, std::span<const uint8_t> rec) {
+  write_kernel_record(d, rec);
   auto l = format::LostView::parse(rec);
   if (!l) return;
-  sum_.lost += l->lost;
+  d.lost += l->lost;
   uint8_t buf[256];
   const auto sample_id = rec.subspan(sizeof(format::Lost));
-  if (size_t n = format::build_lost_samples(buf, l->lost, sample_id)) write_kernel_record({buf, n});
+  if (size_t n = format::build_lost_samples(buf, l->lost, sample_id)) write_kernel_record(d, {buf, n});
 }
 
 // An executable mapping (its MMAP2 as written: with the build id patched
@@ -647,25 +839,244 @@ void Recorder::tell_exec_mapping(std::span<const uint8_t> mmap2) {
   for (RecordExtension* e : extensions_) e->on_exec_mapping(static_cast<pid_t>(m->pid), path, id);
 }
 
-// One pass over the kernel's ring buffers, then the records extensions
-// make themselves (after the kernel's: theirs are stamped now or earlier,
-// never before what the previous round held).
-bool Recorder::drain_all(bool final) {
-  size_t total = 0;
-  for (auto& r : rings_) {
-    RecordExtension* ext = r.extension;
-    total += r.buffer->drain([&](std::span<const uint8_t> rec) { handle(rec, ext); });
+// One pass over a drain's ring buffers into its queue, ended by a round
+// marker (its writer writes the records and the FINISHED_ROUND).
+void Recorder::drain_pass(Drain& d, bool final) {
+  d.reader->begin_pass();
+  for (size_t i : d.rings) d.reader->drain(*rings_[i].buffer, static_cast<uint16_t>(i));
+  d.reader->end_pass(final);
+}
+
+void Recorder::start_threads() {
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  uint64_t regs = opts_.user_stack_bytes ? format::kUnwindRegsX86_64 : 0;
+  for (auto& dp : drains_) {
+    Drain& d = *dp;
+    // The queue holds at least what its rings can: a full set of rings
+    // never has to wait for the writer.
+    size_t rings = d.rings.size() * opts_.mmap_pages * page;
+    d.queue = std::make_unique<RecordQueue>(std::max(opts_.user_buffer_bytes, rings));
+    d.reader = std::make_unique<DrainReader>(*d.queue, sample_type_, regs);
+    d.produce_write = [this, &d](std::span<const uint8_t> rec) { write_kernel_record(d, rec); };
   }
-  const RecordWrite write = [this](std::span<const uint8_t> rec) { write_kernel_record(rec); };
-  for (RecordExtension* e : extensions_) {
-    size_t n = e->produce(write, final);
-    sum_.samples += n;
-    total += n;
+  // Every queue exists before any writer starts (the merge reads them all).
+  for (auto& dp : drains_) {
+    Drain& d = *dp;
+    if (merged_ && d.main) d.writer = std::thread([this] { merge_loop(); });
+    else if (!merged_) d.writer = std::thread([this, &d] { write_loop(d); });
   }
-  if (total == 0) return false;
-  out_->write_finished_round();
-  out_->flush();
-  return true;
+  if (drains_.size() == 1) return;
+  stop_event_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!stop_event_) throw_runtime("cannot create an eventfd: {}", errno_text(errno));
+  for (size_t i = 1; i < drains_.size(); ++i) {
+    Drain& d = *drains_[i];
+    d.drainer = std::thread([this, &d] { drainer_loop(d); });
+    if (!d.affinity.empty()) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (int c : d.affinity) CPU_SET(c, &set);
+      ::pthread_setaffinity_np(d.drainer.native_handle(), sizeof set, &set);
+    }
+  }
+}
+
+// A drain thread only copies, and is late only when it is not scheduled:
+// on busy CPUs under -F max the sampling interrupts and the workload
+// starve it, and the kernel drops records its rings cannot hold. So it
+// asks for a higher priority (nice -10; refused without CAP_SYS_NICE, then
+// it runs as before). The writer threads keep the normal priority.
+void raise_drain_priority() {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), -10);
+}
+
+// The recorder's own thread drains too: its priority is raised for the
+// loop and given back after (it may be the caller's thread: sonde top).
+struct DrainPriority {
+  int old;
+  DrainPriority() : old(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()))) { raise_drain_priority(); }
+  ~DrainPriority() { ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), old); }
+};
+
+// --threads: a drain thread polls its own rings (and the stop event) and
+// drains them until told to stop, then makes its final pass.
+void Recorder::drainer_loop(Drain& d) {
+  raise_drain_priority();
+  try {
+    std::vector<pollfd> pfds;
+    pfds.push_back({stop_event_.get(), POLLIN, 0});
+    for (size_t i : d.rings) pfds.push_back({rings_[i].buffer->fd(), POLLIN, 0});
+    while (!stop_drainers_.load()) {
+      int n = ::poll(pfds.data(), pfds.size(), kPollTimeoutMs);
+      if (n < 0 && errno != EINTR) throw_runtime("poll failed: {}", errno_text(errno));
+      for (size_t i = 1; n > 0 && i < pfds.size(); ++i)
+        if (pfds[i].revents & (POLLHUP | POLLERR)) pfds[i].fd = -1;
+      if (stop_drainers_.load() || d.queue->closed()) break;
+      drain_pass(d);
+    }
+    drain_pass(d, true);
+  } catch (...) {
+    d.error = std::current_exception();
+    d.queue->close();
+  }
+}
+
+void Recorder::stop_drainers() {
+  stop_drainers_ = true;
+  if (stop_event_) {
+    uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(stop_event_.get(), &one, sizeof one);
+  }
+  for (auto& d : drains_)
+    if (d->drainer.joinable()) d->drainer.join();
+}
+
+// Joins every thread. On the normal way out the final markers are in the
+// queues and each writer finishes what precedes its marker; otherwise
+// (an exception) they stop at once.
+void Recorder::stop_threads() {
+  if (threads_stopped_) return;
+  threads_stopped_ = true;
+  if (std::uncaught_exceptions() > 0) {
+    abandon_ = true;
+    for (auto& d : drains_)
+      if (d->queue) d->queue->close();  // a drain thread waiting for room gives up
+  }
+  stop_drainers();
+  for (auto& dp : drains_) {
+    Drain& d = *dp;
+    if (d.writer.joinable()) d.writer.join();
+    if (!d.reader) continue;
+    const DropCounts& c = d.reader->counts();
+    sum_.dropped += c.samples_dropped;
+    sum_.stacks_cut += c.stacks_cut;
+    sum_.stack_bytes_cut += c.stack_bytes_cut;
+    sum_.samples += d.samples;
+    sum_.lost += d.lost;
+    sum_.dropped_records += d.dropped_records;
+    d.samples = d.lost = d.dropped_records = 0;
+  }
+}
+
+// A writer thread: records from its queue into its stream (handle()),
+// extension producers and FINISHED_ROUND at each round marker, until the
+// final marker. A failure (a closed pipe, a full disk) closes the queue,
+// which ends the draining; the error is rethrown on the recorder's thread.
+void Recorder::write_loop(Drain& d) {
+  try {
+    for (;;) {
+      const EntryHeader* e = d.queue->front(kPollTimeoutMs);
+      if (!e) {
+        if (abandon_) return;
+        continue;
+      }
+      const auto* payload = reinterpret_cast<const uint8_t*>(e + 1);
+      const bool final = e->kind == EntryKind::kFinal;
+      if (e->kind == EntryKind::kRecord) {
+        format::RecordHeader h;
+        std::memcpy(&h, payload, sizeof h);
+        RecordExtension* ext = e->tag == kNoSource ? nullptr : rings_[e->tag].extension;
+        handle(d, {payload, std::min<size_t>(h.size, e->size)}, ext);
+      } else {
+        end_round(d, final);
+      }
+      d.queue->pop();
+      if (final) return;
+    }
+  } catch (...) {
+    d.error = std::current_exception();
+    d.queue->close();
+  }
+}
+
+// --threads -o -: one writer empties every drain's queue into one stream.
+// A drain's round marker carries the time its pass began: every record it
+// queues later is at least that late. FINISHED_ROUND N is written only when
+// every drain has passed (by 1 ms, for the kernel's own delay between
+// stamping a record and publishing it) the time FINISHED_ROUND N-1 was
+// written at, which is later than any record before it. So nothing after
+// FINISHED_ROUND N is older than what came before N-1: the rule perf's
+// ordering (and sonde's) relies on.
+void Recorder::merge_loop() {
+  Drain& main = main_drain();
+  std::vector<uint64_t> passed(drains_.size(), 0);
+  size_t finished = 0;
+  uint64_t last_round_at = 0;
+  constexpr uint64_t kMargin = 1000000;  // 1 ms
+  try {
+    while (finished < drains_.size()) {
+      bool any = merge_one_pass(passed, finished);
+      uint64_t low = *std::min_element(passed.begin(), passed.end());
+      if (main.wrote_in_round && low >= last_round_at + kMargin) {
+        main.out->write_finished_round();
+        main.out->flush();
+        main.wrote_in_round = false;
+        timespec ts{};
+        ::clock_gettime(CLOCK_MONOTONIC, &ts);
+        last_round_at = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+      }
+      if (!any) {
+        if (abandon_) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    if (main.wrote_in_round) main.out->write_finished_round();
+    main.out->flush();
+  } catch (...) {
+    main.error = std::current_exception();
+    for (auto& d : drains_) d->queue->close();
+  }
+}
+
+// Takes from each queue up to its next marker (no queue starves the
+// others); a marker moves that drain's `passed` time, the main drain's
+// also runs the extensions' producers. False when every queue was empty.
+bool Recorder::merge_one_pass(std::vector<uint64_t>& passed, size_t& finished) {
+  bool any = false;
+  for (size_t i = 0; i < drains_.size(); ++i) {
+    Drain& d = *drains_[i];
+    if (passed[i] == UINT64_MAX) continue;
+    while (const EntryHeader* e = d.queue->front(0)) {
+      any = true;
+      const auto* payload = reinterpret_cast<const uint8_t*>(e + 1);
+      if (e->kind == EntryKind::kRecord) {
+        format::RecordHeader h;
+        std::memcpy(&h, payload, sizeof h);
+        RecordExtension* ext = e->tag == kNoSource ? nullptr : rings_[e->tag].extension;
+        handle(d, {payload, std::min<size_t>(h.size, e->size)}, ext);
+        d.queue->pop();
+        continue;
+      }
+      const bool final = e->kind == EntryKind::kFinal;
+      if (e->kind == EntryKind::kRound && e->size >= 8) std::memcpy(&passed[i], payload, 8);
+      if (d.main) {
+        std::lock_guard lock(shared_mu_);
+        for (RecordExtension* x : extensions_) d.samples += x->produce(d.produce_write, final);
+      }
+      if (final) {
+        passed[i] = UINT64_MAX;
+        ++finished;
+      }
+      d.queue->pop();
+      break;
+    }
+  }
+  return any;
+}
+
+// The records extensions make themselves come after the kernel's of the
+// round (theirs are stamped now or earlier, never before what the previous
+// round held); then the FINISHED_ROUND, a flush, and a due switch.
+void Recorder::end_round(Drain& d, bool final) {
+  if (d.main) {
+    std::lock_guard lock(shared_mu_);
+    for (RecordExtension* e : extensions_) d.samples += e->produce(d.produce_write, final);
+  }
+  if (d.wrote_in_round) {
+    d.out->write_finished_round();
+    d.out->flush();
+    d.wrote_in_round = false;
+  }
+  if (d.main && !final && switch_due()) switch_output();
 }
 
 // A zombie still answers kill(pid, 0), so look at its state instead.
@@ -698,7 +1109,7 @@ bool Recorder::take_signals() {
   if (opts_.stop_fd >= 0) return true;
   bool stop = false;
   while (int sig = signals_->take()) {
-    if (sig == SIGUSR2) switch_requested_ = true;
+    if (sig == SIGUSR2) switch_requested_.store(true);
     else if (sig != SIGCHLD) stop = true;
   }
   return stop;
@@ -711,7 +1122,7 @@ bool Recorder::switch_due() const {
   if (!rotated_) return false;
   if (switch_requested_) return true;
   const SwitchOutput& so = opts_.switch_output;
-  uint64_t bytes = out_->bytes_written();
+  uint64_t bytes = drains_.front()->out->bytes_written();
   if (so.size_bytes && bytes >= so.size_bytes && bytes > preamble_bytes_) return true;
   return so.seconds && std::chrono::steady_clock::now() - file_started_ >= std::chrono::seconds(so.seconds);
 }
@@ -723,20 +1134,25 @@ void Recorder::switch_output() {
   first_file_ = false;
   switch_requested_ = false;
   open_output();
-  write_preamble();
+  write_preamble(main_drain());
 }
 
 // Flushes and closes the current file, counts it, and with --switch-output
 // renames it to OUTPUT.TIMESTAMP (dropping the oldest beyond
 // --switch-max-files).
 void Recorder::finish_file() {
-  out_->flush();
-  sum_.bytes += out_->bytes_written();
-  if (auto* c = out_->compressor()) {
-    sum_.plain_bytes += c->plain_bytes();
-    sum_.packed_bytes += c->compressed_bytes();
+  for (auto& d : drains_) {
+    if (!d->out) continue;
+    d->out->flush();
+    sum_.bytes += d->out->bytes_written();
+    if (auto* c = d->out->compressor()) {
+      sum_.plain_bytes += c->plain_bytes();
+      sum_.packed_bytes += c->compressed_bytes();
+    }
+    d->out.reset();
   }
-  out_.reset();
+  if (directory_) sum_.files = drains_.size();
+  sum_.drain_threads = drains_.size();
   if (!rotated_) return;
   std::string name = rotated_->retire_current();
   sum_.files = rotated_->retired();
@@ -768,6 +1184,7 @@ void Recorder::end_workload() {
 // gone, or SIGINT/SIGTERM. Then sampling stops, and one last pass takes what
 // the buffers hold: bounded by their size, whatever the load.
 void Recorder::loop() {
+  DrainPriority priority;
   std::vector<pollfd> pfds;
   pfds.push_back({stop_fd(), POLLIN, 0});
   size_t first_ring = 1;
@@ -775,7 +1192,7 @@ void Recorder::loop() {
     pfds.push_back({workload_.pidfd(), POLLIN, 0});
     first_ring = 2;
   }
-  for (auto& r : rings_) pfds.push_back({r.buffer->fd(), POLLIN, 0});
+  for (size_t i : main_drain().rings) pfds.push_back({rings_[i].buffer->fd(), POLLIN, 0});
   for (RecordExtension* e : extensions_)
     if (int fd = e->wake_fd(); fd >= 0) pfds.push_back({fd, POLLIN, 0});
 
@@ -788,13 +1205,18 @@ void Recorder::loop() {
         if (pfds[i].revents & (POLLHUP | POLLERR)) pfds[i].fd = -1;  // its tasks are gone: stop polling, keep draining
       if ((pfds[0].revents & POLLIN) && take_signals()) break;
     }
-    drain_all();
-    if (switch_due()) switch_output();
+    // A writer or drain thread failed: its error ends the recording.
+    if (std::any_of(drains_.begin(), drains_.end(), [](auto& d) { return d->queue->closed(); })) break;
+    drain_pass(main_drain());
     if (workload_mode && workload_.try_reap()) break;
     if (!targets_alive()) break;
   }
   stop_sampling();
-  drain_all(true);
+  stop_drainers();  // each makes its final pass
+  drain_pass(main_drain(), true);
+  stop_threads();
+  for (auto& d : drains_)
+    if (d->error) std::rethrow_exception(d->error);
   end_workload();
 }
 
@@ -804,9 +1226,18 @@ RecordSummary Recorder::run() {
   signals_ = std::make_unique<SignalGuard>(opts_.stop_fd < 0, rotated_ != nullptr);
   if (!opts_.command.empty())
     workload_.start(command_path_, opts_.command, signals_->old_mask(), opts_.output == "-");
+  raise_fd_limit();
   open_events();
+  plan_drains();
   open_output();
-  write_preamble();
+  for (auto& d : drains_)
+    if (d->out) write_preamble(*d);
+  // Joins the threads on every way out (an exception included).
+  struct ThreadJoin {
+    Recorder& r;
+    ~ThreadJoin() { r.stop_threads(); }
+  } join{*this};
+  start_threads();
   enable();
   if (!opts_.command.empty()) workload_.go();
   loop();

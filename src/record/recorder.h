@@ -46,8 +46,16 @@ struct RecordOptions {
   // (with the user registers) for DWARF unwinding at report time; 0 = fp.
   uint32_t user_stack_bytes = 0;
   size_t mmap_pages = 256;                 // -m: data pages per ring buffer (power of two)
+  // --user-buffer-size: the user-space buffer between a drain thread and
+  // its writer (record/drain_reader.h has the drop policy when it fills).
+  size_t user_buffer_bytes = size_t{16} << 20;
   bool inherit = true;                     // --no-inherit clears it
-  std::string output = "sonde.data";       // -o, "-" for stdout
+  std::string output = "sonde.data";       // -o, "-" for stdout; with `threads` a directory
+  // --threads[=SPEC] (record/thread_spec.h): drain threads, each owning
+  // its CPUs' ring buffers and writing its own stream OUTPUT/data.N;
+  // OUTPUT/data holds the synthesized and extension records.
+  bool threads = false;
+  std::string threads_spec = "core";
   // In-process use (`sonde top`): the stream goes to this fd instead of
   // `output` (the recorder writes to a duplicate and leaves this one open),
   // and the recording ends, as on SIGINT, when `stop_fd` becomes readable.
@@ -86,7 +94,10 @@ struct RecordOptions {
 
 struct RecordSummary {
   uint64_t samples = 0;
-  uint64_t lost = 0;             // samples the kernel dropped (LOST / LOST_SAMPLES)
+  uint64_t lost = 0;             // every sample lost: the kernel's (LOST) and `dropped`
+  uint64_t dropped = 0;          // samples the recorder dropped from its full user-space buffer
+  uint64_t stacks_cut = 0;       // dwarf samples whose user stack was cut under pressure
+  uint64_t stack_bytes_cut = 0;  // the user-stack bytes those lost
   uint64_t bytes = 0;
   uint64_t plain_bytes = 0;      // with compression: what the COMPRESSED records hold, expanded
   uint64_t packed_bytes = 0;     // with compression: the COMPRESSED records' size
@@ -94,7 +105,8 @@ struct RecordSummary {
   uint64_t dropped_records = 0;  // kernel record types perf 6.1 does not know
   uint64_t build_ids_read = 0;   // objects whose build-id the recorder read itself
   bool kernel_build_ids = false;
-  uint64_t files = 1;            // output files written (more than one with --switch-output)
+  uint64_t files = 1;            // output files written (more than one with --switch-output or --threads -o DIR)
+  uint64_t drain_threads = 1;    // threads that drained the rings (the recorder's own included)
   int exit_status = 0;           // the workload's, or 0
 };
 

@@ -56,6 +56,9 @@ RecordingFacts read_recording(const std::string& path) {
         sf.callchain = s.callchain_size();
         sf.raw = s.raw.size();
         sf.cpumode = s.cpumode();
+        sf.time = s.time;
+        sf.stack_user = s.stack_user.size();
+        sf.stack_dyn_size = s.stack_dyn_size;
         f.samples.push_back(sf);
         break;
       }
@@ -72,6 +75,21 @@ RecordingFacts read_recording(const std::string& path) {
         if (m.header.misc & format::kMiscMmapBuildId)
           mf.build_id = BuildId::from_bytes({m.bid.build_id, std::min<size_t>(m.bid.build_id_size, 20)}).hex();
         f.mmap2.push_back(mf);
+        break;
+      }
+      case format::kLostSamples: {
+        format::LostSamples l;
+        if (rec.bytes.size() < sizeof l) break;
+        std::memcpy(&l, rec.bytes.data(), sizeof l);
+        f.lost_samples += l.lost;
+        break;
+      }
+      case format::kComm: {
+        uint32_t pid = 0;
+        if (rec.bytes.size() < 12) break;
+        std::memcpy(&pid, rec.bytes.data() + 8, 4);
+        f.comm_pids.push_back(pid);
+        ++f.comms;
         break;
       }
       case format::kLost: {

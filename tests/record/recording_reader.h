@@ -23,6 +23,9 @@ struct SampleFact {
   size_t callchain = 0;
   size_t raw = 0;
   uint16_t cpumode = 0;
+  uint64_t time = 0;
+  size_t stack_user = 0;      // PERF_SAMPLE_STACK_USER bytes
+  uint64_t stack_dyn_size = 0;
 };
 
 struct RecordingFacts {
@@ -36,7 +39,10 @@ struct RecordingFacts {
   std::vector<SampleFact> samples;
   size_t bad_samples = 0;
   std::string first_bad;
-  uint64_t lost = 0;
+  uint64_t lost = 0;          // the LOST records' sum
+  uint64_t lost_samples = 0;  // the LOST_SAMPLES records' sum
+  size_t comms = 0;
+  std::vector<uint32_t> comm_pids;
   uint64_t truncated_bytes = 0;
   std::string reader_error;
   size_t tracing_data_bytes = 0;

@@ -1,0 +1,184 @@
+// The drain's user-space buffer (RecordQueue) and the sample surgery of its
+// drop policy (sample_cut.h), without a kernel.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "format/perf_abi.h"
+#include "format/uapi/perf_event.h"
+#include "record/record_queue.h"
+#include "record/sample_cut.h"
+
+using namespace sonde::record;
+using namespace sonde::uapi;
+
+namespace {
+
+// A record of `size` bytes (8-aligned) whose u64 words all hold `seq`.
+std::vector<uint8_t> numbered(uint64_t seq, size_t size) {
+  std::vector<uint8_t> r(size);
+  for (size_t at = 0; at < size; at += 8) std::memcpy(r.data() + at, &seq, 8);
+  return r;
+}
+
+TEST(RecordQueue, EveryEntryComesOutWholeAndInOrderAcrossWraps) {
+  RecordQueue q(RecordQueue::kMinCapacity);
+  constexpr uint64_t kCount = 20000;
+  std::thread producer([&] {
+    for (uint64_t i = 0; i < kCount; ++i) ASSERT_TRUE(q.push(EntryKind::kRecord, uint16_t(i % 7), numbered(i, 8 * (1 + i % 1500))));
+    q.push(EntryKind::kFinal, 0, {});
+  });
+  uint64_t seen = 0;
+  for (;;) {
+    const EntryHeader* e = q.front(1000);
+    ASSERT_NE(e, nullptr);
+    if (e->kind == EntryKind::kFinal) break;
+    ASSERT_EQ(e->kind, EntryKind::kRecord);
+    ASSERT_EQ(e->tag, seen % 7);
+    ASSERT_EQ(e->size, 8 * (1 + seen % 1500));
+    const auto* p = reinterpret_cast<const uint8_t*>(e + 1);
+    uint64_t first = 0, last = 0;
+    std::memcpy(&first, p, 8);
+    std::memcpy(&last, p + e->size - 8, 8);
+    ASSERT_EQ(first, seen);
+    ASSERT_EQ(last, seen);
+    q.pop();
+    ++seen;
+  }
+  q.pop();
+  producer.join();
+  EXPECT_EQ(seen, kCount);
+  EXPECT_EQ(q.free_bytes(), q.capacity());
+}
+
+TEST(RecordQueue, AFullQueueRefusesTryReserveAndReserveWaitsForRoom) {
+  RecordQueue q(RecordQueue::kMinCapacity);
+  const size_t slot = 64 * 1024 - 8;
+  size_t pushed = 0;
+  while (!q.try_reserve(slot).empty()) {
+    q.commit(EntryKind::kRecord, 0);
+    ++pushed;
+  }
+  ASSERT_EQ(pushed, RecordQueue::kMinCapacity / (slot + 8));
+  std::atomic<bool> done{false};
+  std::thread producer([&] {
+    q.push(EntryKind::kRecord, 1, numbered(1, slot));
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(done);  // no room: still waiting
+  ASSERT_NE(q.front(0), nullptr);
+  q.pop();
+  producer.join();
+  EXPECT_TRUE(done);
+}
+
+TEST(RecordQueue, ClosingWakesAWaitingProducerWhoseReserveThenFails) {
+  RecordQueue q(RecordQueue::kMinCapacity);
+  while (!q.try_reserve(4096).empty()) q.commit(EntryKind::kRecord, 0);
+  bool pushed = true;
+  std::thread producer([&] { pushed = q.push(EntryKind::kRecord, 0, numbered(1, 4096)); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  q.close();
+  producer.join();
+  EXPECT_FALSE(pushed);
+  EXPECT_TRUE(q.reserve(8).empty());
+}
+
+TEST(RecordQueue, EmptyQueueGivesNothingAfterTheWait) { EXPECT_EQ(RecordQueue(1).front(5), nullptr); }
+
+// The recorder's dwarf sample layout: IDENTIFIER IP TID TIME CPU PERIOD,
+// CALLCHAIN, REGS_USER (2 registers here), STACK_USER.
+constexpr uint64_t kType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                           PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+                           PERF_SAMPLE_STACK_USER;
+constexpr uint64_t kRegs = 0x3;
+
+std::vector<uint8_t> dwarf_sample(uint64_t stack, uint64_t dyn) {
+  std::vector<uint64_t> w = {0, /*identifier*/ 77, /*ip*/ 0x401000, /*pid,tid*/ (uint64_t{12} << 32) | 11,
+                             /*time*/ 5000, /*cpu*/ 1, /*period*/ 250, /*nr*/ 2, 0xffffffff81000000, 0x401000,
+                             /*abi*/ 2, /*regs*/ 0xaaaa, 0xbbbb, /*stack size*/ stack};
+  for (uint64_t i = 0; i < stack / 8; ++i) w.push_back(0x5151515151515151);
+  if (stack) w.push_back(dyn);
+  std::vector<uint8_t> b(w.size() * 8);
+  std::memcpy(b.data(), w.data(), b.size());
+  sonde::format::RecordHeader h{sonde::format::kSample, 2, static_cast<uint16_t>(b.size())};
+  std::memcpy(b.data(), &h, sizeof h);
+  return b;
+}
+
+uint64_t word(const std::vector<uint8_t>& b, size_t i) {
+  uint64_t v = 0;
+  std::memcpy(&v, b.data() + 8 * i, 8);
+  return v;
+}
+
+TEST(SampleCut, StackIsCutToWhatIsKeptWithSizeAndDynSizeConsistent) {
+  auto s = dwarf_sample(8192, 6000);
+  size_t n = cut_user_stack(s, kType, kRegs, 1024);
+  ASSERT_EQ(n, 14 * 8 + 1024 + 8);
+  sonde::format::RecordHeader h;
+  std::memcpy(&h, s.data(), sizeof h);
+  EXPECT_EQ(h.size, n);
+  EXPECT_EQ(word(s, 11), 0xaaaau);         // registers kept
+  EXPECT_EQ(word(s, 13), 1024u);           // size
+  EXPECT_EQ(word(s, 14 + 1024 / 8), 1024u);  // dyn_size = min(6000, 1024)
+}
+
+TEST(SampleCut, DynSizeBelowTheCutIsKept) {
+  auto s = dwarf_sample(8192, 512);
+  ASSERT_EQ(cut_user_stack(s, kType, kRegs, 1024), 14 * 8 + 1024 + 8u);
+  EXPECT_EQ(word(s, 14 + 1024 / 8), 512u);
+}
+
+TEST(SampleCut, CutToZeroDropsDynSizeAsTheAbiSays) {
+  auto s = dwarf_sample(4096, 4096);
+  ASSERT_EQ(cut_user_stack(s, kType, kRegs, 7), 14 * 8u);  // rounded down to 0
+  EXPECT_EQ(word(s, 13), 0u);
+}
+
+TEST(SampleCut, NothingToCutKeepsTheSample) {
+  auto s = dwarf_sample(512, 100);
+  auto before = s;
+  EXPECT_EQ(cut_user_stack(s, kType, kRegs, 1024), s.size());
+  EXPECT_EQ(s, before);
+  auto empty = dwarf_sample(0, 0);
+  EXPECT_EQ(cut_user_stack(empty, kType, kRegs, 1024), empty.size());
+}
+
+TEST(SampleCut, ABrokenSampleIsLeftAlone) {
+  auto s = dwarf_sample(8192, 6000);
+  std::vector<uint8_t> short_one(s.begin(), s.begin() + 14 * 8);  // header says more than there is
+  EXPECT_EQ(cut_user_stack(short_one, kType, kRegs, 1024), 0u);
+  auto lying = dwarf_sample(64, 64);
+  uint64_t huge = 1 << 20;
+  std::memcpy(lying.data() + 13 * 8, &huge, 8);  // a stack size beyond the record
+  EXPECT_EQ(cut_user_stack(lying, kType, kRegs, 1024), 0u);
+  EXPECT_EQ(cut_user_stack(s, kType & ~uint64_t{PERF_SAMPLE_STACK_USER}, kRegs, 1024), 0u);
+  // A header claiming fewer bytes than itself (found by fuzz_sample_cut:
+  // the walk started past the end).
+  sonde::format::RecordHeader tiny{sonde::format::kSample, 0, 4};
+  std::memcpy(s.data(), &tiny, sizeof tiny);
+  EXPECT_EQ(cut_user_stack(s, kType, kRegs, 1024), 0u);
+  uint8_t out[64];
+  EXPECT_EQ(sample_id_of(s, kType, out), 0u);
+}
+
+TEST(SampleCut, SampleIdIsTheTrailerOrderOfTheSamplesFields) {
+  auto s = dwarf_sample(64, 64);
+  uint8_t out[64];
+  ASSERT_EQ(sample_id_of(s, kType, out), 32u);  // TID TIME CPU IDENTIFIER
+  uint64_t w[4];
+  std::memcpy(w, out, sizeof w);
+  EXPECT_EQ(w[0], (uint64_t{12} << 32) | 11);
+  EXPECT_EQ(w[1], 5000u);
+  EXPECT_EQ(w[2], 1u);
+  EXPECT_EQ(w[3], 77u);
+  EXPECT_EQ(sample_id_of({s.data(), 24}, kType, out), 0u);
+  EXPECT_EQ(sample_id_of(s, kType, {out, 16}), 0u);
+}
+
+}  // namespace
