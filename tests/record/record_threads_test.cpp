@@ -10,6 +10,7 @@
 #include <chrono>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "record/record_test_util.h"
@@ -95,6 +96,38 @@ TEST_F(RecordThreadsDir, StreamsTogetherCountWhatOneStreamCountsAndEachIsReadAlo
   // directory, and the workload's executable mapping has its build-id.
   for (const auto& s : all) ASSERT_TRUE(comm_pids.count(s.pid)) << s.pid;
   EXPECT_TRUE(fixture_mapped);
+}
+
+// The directory as every reader takes it (analysis/directory_reader.h):
+// one recording whose merged samples are all the streams' samples, in time
+// order, each named by its thread's command.
+TEST_F(RecordThreadsDir, EveryReaderTakesTheDirectoryAsOneRecording) {
+  auto r = run({sonde_bin(), "record", "-q", "--threads=cpu", "-F", "1000", "-o", out_, "--", fixture_, "0.5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t per_stream = 0;
+  for (const auto& f : streams_in(out_)) per_stream += read_recording(f).samples.size();
+  auto script = run({sonde_bin(), "script", "-i", out_, "-F", "comm,tid,time"});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  size_t merged = 0, unnamed = 0, backwards = 0;
+  double last = 0;
+  for (const auto& l : lines(script.out)) {
+    std::istringstream in(l);
+    std::string comm, tid, time;
+    if (!(in >> comm >> tid >> time)) continue;
+    ++merged;
+    unnamed += comm == ":" + tid || comm.empty();
+    double t = std::stod(time);
+    backwards += t < last;
+    last = t;
+  }
+  EXPECT_EQ(merged, per_stream);
+  EXPECT_GT(merged, 700u);
+  EXPECT_EQ(unnamed, 0u);
+  EXPECT_EQ(backwards, 0u);
+  auto report = run({sonde_bin(), "report", "--stdio", "-q", "--no-children", "--sort", "sym", "-i", out_});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("spin_a"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("spin_b"), std::string::npos) << report.out;
 }
 
 TEST_F(RecordThreadsDir, KillNineLeavesEveryStreamReadable) {
