@@ -202,6 +202,7 @@ class Recorder {
   void write_metadata(const SynthContext& ctx, Drain& d);
   void synthesize_tasks(const SynthContext& ctx);
   bool switch_due() const;
+  bool caught_up(Drain& d);
   void switch_output();
   void finish_file();
   void enable();
@@ -260,6 +261,7 @@ class Recorder {
   std::atomic<bool> switch_requested_{false};  // SIGUSR2 (taken by the drain loop, acted on by the writer)
   bool first_file_ = true;
   std::chrono::steady_clock::time_point file_started_;
+  std::optional<std::chrono::steady_clock::time_point> switch_wait_started_;  // a due switch waiting for caught_up()
   uint64_t preamble_bytes_ = 0;
   std::vector<uint8_t> tracing_blob_;  // built once, written into every file
   std::unique_ptr<format::RecordCompressor> compressor_;  // -z, until the preamble is written
@@ -979,8 +981,12 @@ void Recorder::write_loop(Drain& d) {
       } else {
         end_round(d, final);
       }
+      const bool round_ended = e->kind != EntryKind::kRecord;
       d.queue->pop();
       if (final) return;
+      // Between rounds: every record drained so far is in the finished
+      // file, every later one goes to the new file.
+      if (round_ended && d.main && switch_due() && caught_up(d)) switch_output();
     }
   } catch (...) {
     d.error = std::current_exception();
@@ -1065,7 +1071,7 @@ bool Recorder::merge_one_pass(std::vector<uint64_t>& passed, size_t& finished) {
 
 // The records extensions make themselves come after the kernel's of the
 // round (theirs are stamped now or earlier, never before what the previous
-// round held); then the FINISHED_ROUND, a flush, and a due switch.
+// round held); then the FINISHED_ROUND and a flush.
 void Recorder::end_round(Drain& d, bool final) {
   if (d.main) {
     std::lock_guard lock(shared_mu_);
@@ -1076,7 +1082,20 @@ void Recorder::end_round(Drain& d, bool final) {
     d.out->flush();
     d.wrote_in_round = false;
   }
-  if (d.main && !final && switch_due()) switch_output();
+}
+
+// A switched file starts with the recorded processes read from /proc at
+// the switch. Records still queued are older than that: a process that
+// exited meanwhile would have samples in the new file and no COMM or MMAP2
+// there. So a due switch waits until this writer has emptied its queue
+// (the drain thread keeps filling it: under sustained pressure it waits at
+// most kSwitchCatchUp, then switches anyway).
+bool Recorder::caught_up(Drain& d) {
+  constexpr auto kSwitchCatchUp = std::chrono::seconds(1);
+  if (!d.queue || d.queue->free_bytes() == d.queue->capacity()) return true;
+  const auto now = std::chrono::steady_clock::now();
+  if (!switch_wait_started_) switch_wait_started_ = now;
+  return now - *switch_wait_started_ >= kSwitchCatchUp;
 }
 
 // A zombie still answers kill(pid, 0), so look at its state instead.
@@ -1130,6 +1149,7 @@ bool Recorder::switch_due() const {
 // Called between drain passes: every record drained so far is in the
 // finished file, every later one goes to the new file.
 void Recorder::switch_output() {
+  switch_wait_started_.reset();
   finish_file();
   first_file_ = false;
   switch_requested_ = false;
