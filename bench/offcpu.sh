@@ -4,6 +4,7 @@
 # pipes, pinned to one CPU: ~2 context switches per round trip) runs alone,
 # then under each recorder, attached with -p to the running workload:
 #   sonde record -e dummy --off-cpu          (in-kernel sums, flushed every 50 ms)
+#   sonde record -e dummy --off-cpu --call-graph dwarf   (+ an 8 KiB user stack copy at every switch-out)
 #   perf record -e sched:sched_switch -g      (every switch written, with its stack)
 #   perf, Hotspot's recipe                    (-e sched:sched_switch --switch-events --sample-cpu -m 8M --aio -z --call-graph dwarf)
 #   bcc offcputime, bpftrace                  (only when installed: Debian's bpfcc-tools / bpftrace)
@@ -58,6 +59,8 @@ run_one() {
   case $name in
     alone) wait "$pid" ;;
     sonde) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 "$sonde" record -q -e dummy --off-cpu -p "$pid" -o "$out" ;;
+    sonde_dwarf) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 "$sonde" record -q -e dummy --off-cpu \
+               --call-graph dwarf -p "$pid" -o "$out" ;;
     perf) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 perf record -q -e sched:sched_switch -g -p "$pid" -o "$out" 2>/dev/null ;;
     hotspot) /usr/bin/time -f '%U %S' -o "$scratch/cpu" taskset -c 0 perf record -q -e sched:sched_switch --switch-events \
                --sample-cpu -m 8M --aio -z --call-graph dwarf -p "$pid" -o "$out" 2>/dev/null ;;
@@ -91,11 +94,12 @@ bpftrace_script='tracepoint:sched:sched_switch {
   }
 }'
 
-tools=(alone sonde perf hotspot)
+tools=(alone sonde sonde_dwarf perf hotspot)
 bcc=$(command -v offcputime-bpfcc || true)
 [[ -n $bcc ]] && tools+=(bcc)
 command -v bpftrace >/dev/null && tools+=(bpftrace)
 declare -A label=([alone]="workload alone" [sonde]="\`sonde record -e dummy --off-cpu\`"
+  [sonde_dwarf]="\`sonde record -e dummy --off-cpu --call-graph dwarf\` (an 8 KiB user stack copy at every switch-out; blocks of 1 ms or more carry it)"
   [perf]="\`perf record -e sched:sched_switch -g\`"
   [hotspot]="perf, Hotspot's recipe (\`-e sched:sched_switch --switch-events --sample-cpu -m 8M --aio -z --call-graph dwarf\`)"
   [bcc]="bcc \`offcputime -p PID -f\` (in-kernel sums, printed at the end)"
