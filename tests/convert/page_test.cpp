@@ -7,6 +7,8 @@
 // timeline:tick(i, i*i) five times), recorded by sonde with call chains,
 // cpu-clock, the probe and off-CPU time.
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -173,8 +175,17 @@ TEST_F(PageTest, ProbeHitsAreMarkersWithTheirArguments) {
     // Hovering the marker shows its name, time and arguments.
     std::string tip = seen_["tooltips"][i];
     EXPECT_NE(tip.find("%timeline:tick"), std::string::npos) << tip;
-    EXPECT_NE(tip.find(args), std::string::npos) << tip;
-    EXPECT_NE(tip.find(t), std::string::npos) << tip;
+    // Two hits a few pixels apart share the pointer's spot (a loaded
+    // machine can delay a tick onto the next: 8 us apart in one run), and
+    // the tooltip then names one of them: its own, or that neighbour's.
+    auto names = [&](const nlohmann::json& marker) {
+      return tip.find(marker["args"].get<std::string>()) != std::string::npos &&
+             tip.find(marker["time"].get<std::string>()) != std::string::npos;
+    };
+    bool shown = names(m[i]);
+    for (size_t j = 0; j < m.size() && !shown; ++j)
+      shown = std::abs(m[j]["x"].get<double>() - m[i]["x"].get<double>()) < 4 && names(m[j]);
+    EXPECT_TRUE(shown) << tip;
   }
 }
 
