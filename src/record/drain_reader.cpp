@@ -35,7 +35,7 @@ void DrainReader::begin_pass() {
 size_t DrainReader::drain(RingBuffer& ring, uint16_t tag) {
   size_t n = 0;
   ring.drain([&](std::span<const uint8_t> rec) {
-    take(rec, tag);
+    offer(rec, tag);
     ++n;
   });
   // Reported once the pressure is over (or at the end): a LOST_SAMPLES per
@@ -44,7 +44,7 @@ size_t DrainReader::drain(RingBuffer& ring, uint16_t tag) {
   return n;
 }
 
-void DrainReader::take(std::span<const uint8_t> rec, uint16_t tag) {
+void DrainReader::offer(std::span<const uint8_t> rec, uint16_t tag) {
   format::RecordHeader h;
   std::memcpy(&h, rec.data(), sizeof h);
   if (h.type == format::kSample) return take_sample(rec, tag);

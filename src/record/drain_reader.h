@@ -52,6 +52,10 @@ class DrainReader {
   // Moves every complete record of `ring` into the queue, tagged `tag`.
   // Returns the records moved or dropped.
   size_t drain(RingBuffer& ring, uint16_t tag);
+  // One record under the drop policy: what drain() does with each record
+  // it reads (public so the policy's order in time is testable without a
+  // kernel). A side-band record waits for room.
+  void offer(std::span<const uint8_t> rec, uint16_t tag);
   // Ends a pass: a round marker when the pass queued anything or 100 ms
   // passed since the last one (the writer's chance to run extension
   // producers); `final` reports pending drops and ends the stream. A
@@ -61,7 +65,6 @@ class DrainReader {
   const DropCounts& counts() const { return counts_; }
 
  private:
-  void take(std::span<const uint8_t> rec, uint16_t tag);
   void take_sample(std::span<const uint8_t> rec, uint16_t tag);
   void drop(std::span<const uint8_t> sample);
   void report_drops();

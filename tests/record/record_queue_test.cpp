@@ -1,5 +1,6 @@
-// The drain's user-space buffer (RecordQueue) and the sample surgery of its
-// drop policy (sample_cut.h), without a kernel.
+// The drain's user-space buffer (RecordQueue), the sample surgery of its
+// drop policy (sample_cut.h) and the policy's order (DrainReader), without
+// a kernel.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,6 +10,7 @@
 
 #include "format/perf_abi.h"
 #include "format/uapi/perf_event.h"
+#include "record/drain_reader.h"
 #include "record/record_queue.h"
 #include "record/sample_cut.h"
 
@@ -180,5 +182,112 @@ TEST(SampleCut, SampleIdIsTheTrailerOrderOfTheSamplesFields) {
   EXPECT_EQ(sample_id_of({s.data(), 24}, kType, out), 0u);
   EXPECT_EQ(sample_id_of(s, kType, {out, 16}), 0u);
 }
+
+// The drop policy's order in time (drain_reader.h), with a queue nobody
+// empties: full samples while more than 1/4 of it is free, then cut ones
+// down to 1/8, then none; a side-band record still gets in; the end of the
+// stream reports every dropped sample in one LOST_SAMPLES carrying the last
+// dropped sample's sample_id.
+namespace drop_order {
+
+struct Seen {
+  std::vector<size_t> sample_sizes;  // each sample entry's size, in queue order
+  std::vector<uint32_t> other_types;  // non-sample records, in order
+  uint64_t lost_samples = 0;
+  uint64_t lost_samples_tid = 0;
+  bool final = false;
+};
+
+Seen empty_queue(RecordQueue& q) {
+  Seen s;
+  while (const EntryHeader* e = q.front(0)) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(e + 1);
+    if (e->kind == EntryKind::kFinal) s.final = true;
+    if (e->kind == EntryKind::kRecord) {
+      sonde::format::RecordHeader h;
+      std::memcpy(&h, p, sizeof h);
+      if (h.type == sonde::format::kSample) {
+        s.sample_sizes.push_back(h.size);
+      } else {
+        s.other_types.push_back(h.type);
+        if (h.type == sonde::format::kLostSamples) {
+          std::memcpy(&s.lost_samples, p + 8, 8);
+          std::memcpy(&s.lost_samples_tid, p + 16, 8);  // sample_id starts with TID
+        }
+      }
+    }
+    q.pop();
+  }
+  return s;
+}
+
+std::vector<uint8_t> comm_record() {
+  std::vector<uint8_t> b(48, 0);
+  sonde::format::RecordHeader h{sonde::format::kComm, 0, 48};
+  std::memcpy(b.data(), &h, sizeof h);
+  return b;
+}
+
+TEST(DropPolicy, StacksAreCutBeforeAnySampleIsDroppedAndSideBandStillGetsIn) {
+  RecordQueue q(RecordQueue::kMinCapacity);
+  DrainReader reader(q, kType, kRegs);
+  reader.begin_pass();
+  const auto full = dwarf_sample(8192, 8192);
+  const size_t cut_size = 14 * 8 + DrainReader::kStackKeptUnderPressure + 8;
+  size_t offered = 0;
+  while (reader.counts().samples_dropped < 5) {
+    auto s = full;
+    uint64_t tid = (uint64_t{12} << 32) | (1000 + offered);  // each sample names itself
+    std::memcpy(s.data() + 3 * 8, &tid, 8);
+    reader.offer(s, 1);
+    ASSERT_LT(++offered, 1000u);
+  }
+  reader.offer(comm_record(), 1);  // below the drop level: still queued
+  Seen s = empty_queue(q);
+  const DropCounts& c = reader.counts();
+  ASSERT_GT(c.stacks_cut, 0u);
+  EXPECT_EQ(c.samples_dropped, 5u);
+  EXPECT_EQ(s.sample_sizes.size() + c.samples_dropped, offered);
+  // Full ones first, then only cut ones: the order in time, not only counts.
+  size_t first_cut = 0;
+  while (first_cut < s.sample_sizes.size() && s.sample_sizes[first_cut] == full.size()) ++first_cut;
+  for (size_t i = first_cut; i < s.sample_sizes.size(); ++i) ASSERT_EQ(s.sample_sizes[i], cut_size) << i;
+  EXPECT_EQ(s.sample_sizes.size() - first_cut, c.stacks_cut);
+  EXPECT_EQ(c.stack_bytes_cut, c.stacks_cut * (full.size() - cut_size));
+  // The full ones filled the queue to its last quarter; cut ones to its last eighth.
+  EXPECT_GE(first_cut * (full.size() + 8), RecordQueue::kMinCapacity * 3 / 4 - full.size() - 8);
+  EXPECT_EQ(s.other_types, std::vector<uint32_t>{sonde::format::kComm});
+  EXPECT_EQ(s.lost_samples, 0u) << "not reported while the pressure lasts";
+  // The end reports them all, naming the last dropped sample.
+  ASSERT_TRUE(reader.end_pass(true));
+  Seen end = empty_queue(q);
+  EXPECT_EQ(end.other_types, std::vector<uint32_t>{sonde::format::kLostSamples});
+  EXPECT_EQ(end.lost_samples, 5u);
+  EXPECT_EQ(end.lost_samples_tid, (uint64_t{12} << 32) | (1000 + offered - 1));
+  EXPECT_TRUE(end.final);
+}
+
+TEST(DropPolicy, WithoutUserStacksSamplesAreKeptWholeUntilTheyAreDropped) {
+  RecordQueue q(RecordQueue::kMinCapacity);
+  const uint64_t fp_type = kType & ~uint64_t{PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER};
+  DrainReader reader(q, fp_type, 0);
+  auto s = dwarf_sample(0, 0);
+  s.resize(12 * 8);  // no REGS_USER/STACK_USER words
+  sonde::format::RecordHeader h{sonde::format::kSample, 2, static_cast<uint16_t>(s.size())};
+  std::memcpy(s.data(), &h, sizeof h);
+  size_t offered = 0;
+  while (reader.counts().samples_dropped == 0) {
+    reader.offer(s, 1);
+    ASSERT_LT(++offered, 100000u);
+  }
+  Seen seen = empty_queue(q);
+  EXPECT_EQ(reader.counts().stacks_cut, 0u);
+  EXPECT_EQ(seen.sample_sizes.size(), offered - 1);
+  for (size_t size : seen.sample_sizes) ASSERT_EQ(size, s.size());
+  // Dropped only below the last eighth.
+  EXPECT_GE(seen.sample_sizes.size() * (s.size() + 8), RecordQueue::kMinCapacity * 7 / 8 - s.size() - 8);
+}
+
+}  // namespace drop_order
 
 }  // namespace
