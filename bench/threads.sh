@@ -5,13 +5,19 @@
 # (one drain thread), sonde --threads (per core), perf 6.1, perf --threads.
 # Per row: samples kept, samples lost (sonde: by kind, from its summary
 # line; perf: its LOST_SAMPLES total), bytes written, recorder CPU seconds
-# (user+sys from /usr/bin/time). A row a recorder cannot do is "n/a".
+# (user+sys from /usr/bin/time), and samples kept per second of that CPU
+# (with -z: records compressed per CPU second). A row a recorder cannot do
+# is "n/a".
 # Usage: bench/threads.sh [SONDE_BIN]   (root: -a and -F max)
+# Environment: SECONDS_PER_RUN, CALLGRAPH (default -g), PIPE_RATE (bytes/s,
+# default 20e6), SINKS (default "file pipe zfile").
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 sonde=${1:-$here/build/cli/sonde}
 secs=${SECONDS_PER_RUN:-10}
 cg=${CALLGRAPH:--g}
+pipe_rate=${PIPE_RATE:-20e6}   # the slow pipe's bytes/s
+sinks=${SINKS:-file pipe zfile}
 scratch=$(mktemp -d /tmp/sonde-threads-bench.XXXXXX)
 loops=()
 cleanup() {
@@ -57,24 +63,27 @@ row() {  # label sink recorder-argv...
     file) /usr/bin/time -f "%U %S" -o "$t" "$@" -o "$out" -- sleep "$secs" 2>"$err" >/dev/null ;;
     zfile) /usr/bin/time -f "%U %S" -o "$t" "$@" -z -o "$out" -- sleep "$secs" 2>"$err" >/dev/null ;;
     pipe) /usr/bin/time -f "%U %S" -o "$t" "$@" -o - -- sleep "$secs" 2>"$err" |
-            python3 "$here/bench/slow_reader.py" "$out" 20e6 ;;
+            python3 "$here/bench/slow_reader.py" "$out" "$pipe_rate" ;;
   esac
   local rc=$?
   for p in "${loops[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   loops=()
   if [ $rc -ne 0 ] || [ ! -e "$out" ]; then
-    printf '| %s | %s | n/a | | | | %s |\n' "$label" "$sink" "$(grep -v '^\[' "$err" | tail -1 | cut -c1-80)"
+    printf '| %s | %s | n/a | | | | | %s |\n' "$label" "$sink" "$(grep -v -e '^\[' -e '^info:' "$err" | tail -1 | cut -c1-80)"
     return
   fi
   local s l kinds
   read -r s l < <(stats "$out")
   kinds=$(grep -o 'lost by kind: [^(]*' "$err" | sed 's/lost by kind: //; s/ from the full user-space buffer//; s/dwarf samples had their user stack cut/stacks cut/')
-  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$sink" "$s" "$l" "$(bytes "$out")" "$(grep -E '^[0-9.]+ [0-9.]+$' "$t" | cpu_of /dev/stdin)" "$kinds"
+  local cpu
+  cpu=$(grep -E '^[0-9.]+ [0-9.]+$' "$t" | cpu_of /dev/stdin)
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$sink" "$s" "$l" "$(bytes "$out")" "$cpu" \
+    "$(awk -v s="$s" -v c="$cpu" 'BEGIN {if (c > 0) printf "%.0fK", s / c / 1000}')" "$kinds"
 }
 
-echo "| recorder | sink | samples kept | samples lost | bytes | recorder CPU s | sonde's losses by kind |"
-echo "|---|---|---|---|---|---|---|"
-for sink in file pipe zfile; do
+echo "| recorder | sink | samples kept | samples lost | bytes | recorder CPU s | kept per CPU s | sonde's losses by kind |"
+echo "|---|---|---|---|---|---|---|---|"
+for sink in $sinks; do
   row "sonde" $sink "$sonde" record $cg -F max -a
   row "sonde --threads" $sink "$sonde" record $cg -F max -a --threads
   row "perf" $sink perf record -q $cg -F max -a

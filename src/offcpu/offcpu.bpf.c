@@ -14,11 +14,11 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "bpf/follow_forks.bpf.h"
 #include "offcpu_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define SONDE_CLONE_THREAD 0x00010000ULL
 /* prev_state bits of a task that will never run again. */
 #define SONDE_TASK_DEAD_STATES (0x0010 | 0x0020 | 0x0080) /* EXIT_DEAD, EXIT_ZOMBIE, TASK_DEAD */
 
@@ -36,15 +36,7 @@ struct {
   __type(value, __u64);
 } stats SEC(".maps");
 
-/* Recorded processes by tgid, and -t threads by tid. */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, __u32);
-  __type(value, __u8);
-} tgids SEC(".maps");
-
+/* -t threads by tid (processes are in follow_forks.bpf.h's `tgids`). */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 16384);
@@ -52,16 +44,6 @@ struct {
   __type(key, __u32);
   __type(value, __u8);
 } tids SEC(".maps");
-
-/* Children forked by recorded processes and not adopted yet, by task
- * pointer (as the SDT program does: a raw tracepoint has no pid). */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, __u64);
-  __type(value, __u8);
-} pending SEC(".maps");
 
 /* Followed threads that are off CPU now, by task pointer. Preallocated:
  * the switch path does no allocation. */
@@ -119,13 +101,8 @@ static __always_inline void count(__u32 stat) {
 static __always_inline int wanted(const struct sonde_offcpu_config *cfg, __u32 tgid, __u32 tid) {
   if (tid == 0) return 0; /* the idle task */
   if (cfg->mode == SONDE_OFFCPU_ALL) return tgid != cfg->self_tgid;
-  if (bpf_map_lookup_elem(&tgids, &tgid) || bpf_map_lookup_elem(&tids, &tid)) return 1;
-  __u64 self = bpf_get_current_task();
-  if (!bpf_map_lookup_elem(&pending, &self)) return 0;
-  __u8 one = 1;
-  bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
-  bpf_map_delete_elem(&pending, &self);
-  return 1;
+  if (sonde_recorded_tgid(tgid) || bpf_map_lookup_elem(&tids, &tid)) return 1;
+  return sonde_adopt_if_pending(tgid);
 }
 
 static __always_inline void send_one(const struct sonde_offcpu_key *key, __u64 now, __u64 ns) {
@@ -274,39 +251,17 @@ int sonde_offcpu_switch(struct bpf_raw_tracepoint_args *ctx) {
   return 0;
 }
 
-/* Follows forks of recorded processes before the child first runs (see
- * sonde_sdt_fork in src/probe/sdt.bpf.c for why by task pointer). */
 SEC("raw_tracepoint/task_newtask")
 int sonde_offcpu_fork(struct bpf_raw_tracepoint_args *ctx) {
   __u32 zero = 0;
   struct sonde_offcpu_config *cfg = bpf_map_lookup_elem(&config, &zero);
-  if (!cfg || cfg->mode == SONDE_OFFCPU_ALL) return 0;
-  if (ctx->args[1] & SONDE_CLONE_THREAD) {
-    /* A thread of a recorded process has its tgid: nothing to remember,
-     * unless it is a not yet adopted child starting its first thread. */
-    __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-    __u64 self = bpf_get_current_task();
-    if (bpf_map_lookup_elem(&pending, &self)) {
-      __u8 one = 1;
-      bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
-      bpf_map_delete_elem(&pending, &self);
-    }
-    return 0;
-  }
-  __u32 parent = bpf_get_current_pid_tgid() >> 32;
-  __u64 self = bpf_get_current_task();
-  if (!bpf_map_lookup_elem(&tgids, &parent) && !bpf_map_lookup_elem(&pending, &self)) return 0;
-  __u64 child = ctx->args[0];
-  __u8 one = 1;
-  bpf_map_update_elem(&pending, &child, &one, BPF_ANY);
+  if (cfg && cfg->mode != SONDE_OFFCPU_ALL) sonde_follow_fork(ctx);
   return 0;
 }
 
-/* A task that exits leaves `pending` (its memory may be reused). */
 SEC("raw_tracepoint/sched_process_exit")
 int sonde_offcpu_exit(struct bpf_raw_tracepoint_args *ctx) {
   (void)ctx;
-  __u64 self = bpf_get_current_task();
-  bpf_map_delete_elem(&pending, &self);
+  sonde_forget_exiting();
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "bpf/follow_forks.bpf.h"
 #include "sdt_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -16,7 +17,6 @@ char LICENSE[] SEC("license") = "GPL";
 /* x86-64 user registers as the uprobe handler sees them (struct pt_regs). */
 #define NREGS 21
 #define REG_IP 16
-#define SONDE_CLONE_THREAD 0x00010000ULL
 
 struct sonde_regs {
   __u64 r[NREGS];
@@ -40,27 +40,6 @@ struct {
   __type(value, struct sonde_sdt_site_spec);
 } sites SEC(".maps");
 
-/* Recorded processes by tgid (entries leave with the recorder's on_exit).
- * 16384 live processes at most: creating a 65536-entry hash (its bucket
- * array) took ~0.6 ms of a ~3 ms load. */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, __u32);
-  __type(value, __u8);
-} tgids SEC(".maps");
-
-/* Children forked by recorded processes and not adopted yet, by task
- * pointer (see sonde_sdt_fork). */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, __u64);
-  __type(value, __u8);
-} pending SEC(".maps");
-
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(max_entries, 1);
@@ -68,62 +47,28 @@ struct {
   __type(value, struct sonde_sdt_config);
 } config SEC(".maps");
 
-/* Is the current process one we record? Its tgid is in `tgids` when it is a
- * target or the workload, or once it was adopted; a process forked by a
- * recorded one is adopted on its first probe hit (or first clone) through
- * its task pointer in `pending`. */
+/* Is the current process one we record? (bpf/follow_forks.bpf.h: the
+ * targets, the workload and their adopted children.) */
 static __always_inline int wanted(void) {
   __u32 zero = 0;
   struct sonde_sdt_config *cfg = bpf_map_lookup_elem(&config, &zero);
   if (!cfg || !cfg->filter_tgids) return 1;
   __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-  if (bpf_map_lookup_elem(&tgids, &tgid)) return 1;
-  __u64 self = bpf_get_current_task();
-  if (!bpf_map_lookup_elem(&pending, &self)) return 0;
-  __u8 one = 1;
-  bpf_map_update_elem(&tgids, &tgid, &one, BPF_ANY);
-  bpf_map_delete_elem(&pending, &self);
-  return 1;
+  return sonde_recorded_tgid(tgid) || sonde_adopt_if_pending(tgid);
 }
 
-/* Follows forks, before the child first runs (task_newtask fires in the
- * parent inside copy_process, ahead of the child's first wake-up). A raw
- * tracepoint only gets the child's task pointer, not its pid, so the child
- * is remembered by that pointer (an opaque identity: never dereferenced)
- * and adopted by tgid on its first probe hit or first clone. This replaces
- * the former walk up task->real_parent, which needed CO-RE and so vmlinux
- * BTF parsing at every load (~20 ms); a tracefs tracepoint would give the
- * pid, but releasing a perf tracepoint event waits for RCU grace periods
- * (~85 ms at teardown), a raw tracepoint link does not. */
 SEC("raw_tracepoint/task_newtask")
 int sonde_sdt_fork(struct bpf_raw_tracepoint_args *ctx) {
   __u32 zero = 0;
   struct sonde_sdt_config *cfg = bpf_map_lookup_elem(&config, &zero);
-  if (!cfg || !cfg->filter_tgids) return 0;
-  __u32 parent = bpf_get_current_pid_tgid() >> 32;
-  if (!bpf_map_lookup_elem(&tgids, &parent)) {
-    __u64 self = bpf_get_current_task();
-    if (!bpf_map_lookup_elem(&pending, &self)) return 0;
-    /* A child not adopted yet starts a thread or process: adopt it now, by
-     * tgid, so its threads are recorded too. */
-    __u8 one = 1;
-    bpf_map_update_elem(&tgids, &parent, &one, BPF_ANY);
-    bpf_map_delete_elem(&pending, &self);
-  }
-  if (ctx->args[1] & SONDE_CLONE_THREAD) return 0; /* same tgid: already matches */
-  __u64 child = ctx->args[0];
-  __u8 one = 1;
-  bpf_map_update_elem(&pending, &child, &one, BPF_ANY);
+  if (cfg && cfg->filter_tgids) sonde_follow_fork(ctx);
   return 0;
 }
 
-/* A child that exits before its first hit leaves `pending`: its task
- * memory may be reused by an unrelated process. */
 SEC("raw_tracepoint/sched_process_exit")
 int sonde_sdt_exit(struct bpf_raw_tracepoint_args *ctx) {
   (void)ctx;
-  __u64 self = bpf_get_current_task();
-  bpf_map_delete_elem(&pending, &self);
+  sonde_forget_exiting();
   return 0;
 }
 

@@ -106,6 +106,22 @@ TEST_F(OffcpuRecord, FixtureTotalsWhenSummedInTheKernel) {
   EXPECT_LT(naps, 10u) << "blocks of one stack are summed";
 }
 
+// The workload is a shell that forks the fixture (`; true` keeps sh from
+// exec'ing it): the child is followed from its first switch-out on, and its
+// threads with it (bpf/follow_forks.bpf.h).
+TEST_F(OffcpuRecord, AProcessForkedByTheWorkloadIsFollowed) {
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
+                  *dir_ / "forked.data", "--", "sh", "-c", "'" + bin() + "'; true"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto script = run({sonde_bin(), "script", "-i", *dir_ / "forked.data", "-F", kScriptFields});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  auto samples = parse_script(script.out);
+  expect_fixture_totals(samples, fixture_ms(rec.out));
+  std::set<pid_t> pids;
+  for (const auto& s : samples) pids.insert(s.pid);
+  EXPECT_EQ(pids.size(), 2u) << "the shell waiting for its child, and the fixture";
+}
+
 TEST_F(OffcpuRecord, WithCpuClockBothEventsAreThere) {
   auto rec = run({sonde_bin(), "record", "-q", "-g", "--off-cpu", "--off-cpu-thresh", "10", "-o", *dir_ / "both.data",
                   "--", bin(), "spin"});
