@@ -18,15 +18,19 @@
 
 #define SONDE_CLONE_THREAD 0x00010000ULL
 
-/* 16384 live processes at most: creating a 65536-entry hash (its bucket
- * array) took ~0.6 ms of a ~3 ms load. */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, __u32);
-  __type(value, __u8);
-} tgids SEC(".maps");
+/* A set of ids (pids, tids) the loader fills: 16384 at most, allocated as
+ * filled. Creating a 65536-entry hash (its bucket array) took ~0.6 ms of a
+ * ~3 ms load. */
+#define SONDE_ID_SET(name)                 \
+  struct {                                 \
+    __uint(type, BPF_MAP_TYPE_HASH);       \
+    __uint(max_entries, 16384);            \
+    __uint(map_flags, BPF_F_NO_PREALLOC);  \
+    __type(key, __u32);                    \
+    __type(value, __u8);                   \
+  } name SEC(".maps")
+
+SONDE_ID_SET(tgids);
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);

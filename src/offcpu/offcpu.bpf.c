@@ -37,13 +37,7 @@ struct {
 } stats SEC(".maps");
 
 /* -t threads by tid (processes are in follow_forks.bpf.h's `tgids`). */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, __u32);
-  __type(value, __u8);
-} tids SEC(".maps");
+SONDE_ID_SET(tids);
 
 /* Followed threads that are off CPU now, by task pointer. Preallocated:
  * the switch path does no allocation. */

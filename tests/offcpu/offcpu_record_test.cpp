@@ -37,6 +37,14 @@ class OffcpuRecord : public ::testing::Test {
 };
 TempDir* OffcpuRecord::dir_ = nullptr;
 
+// `sonde script`'s samples of a recording (none when script fails, which
+// the check names).
+std::vector<ScriptSample> script_samples(const std::string& data) {
+  auto script = run({sonde_bin(), "script", "-i", data, "-F", kScriptFields});
+  EXPECT_EQ(script.exit_code, 0) << script.err;
+  return parse_script(script.out);
+}
+
 // Off-CPU milliseconds of `event` in the samples of thread `comm` whose
 // frames hold every one of `syms`.
 double total_ms(const std::vector<ScriptSample>& samples, const std::string& comm, const std::string& event,
@@ -81,9 +89,7 @@ TEST_F(OffcpuRecord, FixtureTotalsUnderTheirFunctionsAsSingleSamples) {
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
                   *dir_ / "single.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  auto script = run({sonde_bin(), "script", "-i", *dir_ / "single.data", "-F", kScriptFields});
-  ASSERT_EQ(script.exit_code, 0) << script.err;
-  auto samples = parse_script(script.out);
+  auto samples = script_samples(*dir_ / "single.data");
   expect_fixture_totals(samples, fixture_ms(rec.out));
   size_t naps = 0;
   for (const auto& s : samples)
@@ -96,9 +102,7 @@ TEST_F(OffcpuRecord, FixtureTotalsWhenSummedInTheKernel) {
   // stacks) in the kernel and written at least every 100 ms.
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "-o", *dir_ / "summed.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  auto script = run({sonde_bin(), "script", "-i", *dir_ / "summed.data", "-F", kScriptFields});
-  ASSERT_EQ(script.exit_code, 0) << script.err;
-  auto samples = parse_script(script.out);
+  auto samples = script_samples(*dir_ / "summed.data");
   expect_fixture_totals(samples, fixture_ms(rec.out));
   size_t naps = 0;
   for (const auto& s : samples)
@@ -113,9 +117,7 @@ TEST_F(OffcpuRecord, AProcessForkedByTheWorkloadIsFollowed) {
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
                   *dir_ / "forked.data", "--", "sh", "-c", "'" + bin() + "'; true"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  auto script = run({sonde_bin(), "script", "-i", *dir_ / "forked.data", "-F", kScriptFields});
-  ASSERT_EQ(script.exit_code, 0) << script.err;
-  auto samples = parse_script(script.out);
+  auto samples = script_samples(*dir_ / "forked.data");
   expect_fixture_totals(samples, fixture_ms(rec.out));
   std::set<pid_t> pids;
   for (const auto& s : samples) pids.insert(s.pid);
@@ -126,9 +128,7 @@ TEST_F(OffcpuRecord, WithCpuClockBothEventsAreThere) {
   auto rec = run({sonde_bin(), "record", "-q", "-g", "--off-cpu", "--off-cpu-thresh", "10", "-o", *dir_ / "both.data",
                   "--", bin(), "spin"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  auto script = run({sonde_bin(), "script", "-i", *dir_ / "both.data", "-F", kScriptFields});
-  ASSERT_EQ(script.exit_code, 0) << script.err;
-  auto samples = parse_script(script.out);
+  auto samples = script_samples(*dir_ / "both.data");
   expect_fixture_totals(samples, fixture_ms(rec.out));
   size_t spin = 0;
   for (const auto& s : samples)
@@ -142,9 +142,7 @@ TEST_F(OffcpuRecord, SystemWideHasTheFixtureWithTheSameTotals) {
                 (*dir_ / "all.data") + " -- " + bin());
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   const pid_t recorder = std::stoi(rec.out.substr(0, rec.out.find('\n')));
-  auto script = run({sonde_bin(), "script", "-i", *dir_ / "all.data", "-F", kScriptFields});
-  ASSERT_EQ(script.exit_code, 0) << script.err;
-  auto samples = parse_script(script.out);
+  auto samples = script_samples(*dir_ / "all.data");
   // Other processes are there (other copies of the fixture too, from tests
   // running beside this one); the recorder itself never is.
   std::set<pid_t> pids;
@@ -171,8 +169,7 @@ TEST_F(OffcpuRecord, AProcessOutsideTheTargetContributesNothing) {
   kill(other, SIGKILL);
   waitpid(other, nullptr, 0);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  auto script = run({sonde_bin(), "script", "-i", *dir_ / "outside.data", "-F", kScriptFields});
-  auto samples = parse_script(script.out);
+  auto samples = script_samples(*dir_ / "outside.data");
   ASSERT_FALSE(samples.empty());
   pid_t recorded = samples.front().pid;
   for (const auto& s : samples) ASSERT_EQ(s.pid, recorded) << s.comm;
@@ -192,8 +189,7 @@ TEST_F(OffcpuRecord, ExistingProcessWithDashP) {
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  auto script = run({sonde_bin(), "script", "-i", *dir_ / "pid.data", "-F", kScriptFields});
-  auto samples = parse_script(script.out);
+  auto samples = script_samples(*dir_ / "pid.data");
   // Each nap is one sample of ~50 ms (the one still asleep at the end is
   // cut there: shorter).
   size_t naps = 0;
@@ -296,9 +292,7 @@ TEST_F(OffcpuRecord, FramePointersAloneStopInLibc) {
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "1", "-o",
                   *dir_ / "fp.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  auto script = run({sonde_bin(), "script", "-i", *dir_ / "fp.data", "-F", kScriptFields});
-  ASSERT_EQ(script.exit_code, 0) << script.err;
-  auto samples = parse_script(script.out);
+  auto samples = script_samples(*dir_ / "fp.data");
   EXPECT_EQ(total_ms(samples, "wait_cond", "offcpu-time", {"wait_cond", "futex_wait"}), 0.0);
 }
 
