@@ -53,6 +53,16 @@ void expect_same_rows(const std::string& ours_text, const std::string& theirs_te
     }
 }
 
+// `convert -i DIR --to perf -o OUT`: perf's report of OUT has sonde's rows
+// for DIR.
+void expect_perf_reads_the_conversion(const std::string& dir, const std::string& out) {
+  auto c = run({sonde_bin(), "convert", "-i", dir, "--to", "perf", "-o", out});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  auto perf = sh("perf report --stdio --no-children --sort comm,dso,sym -i " + out + " 2>/dev/null");
+  auto ours = sh(sonde_bin() + " report --no-children --sort comm,dso,sym -i " + dir);
+  expect_same_rows(ours.out, perf.out);
+}
+
 class SondeDirectory : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -173,11 +183,7 @@ TEST_F(SondeDirectory, OtherReadersTakeTheDirectory) {
 
 TEST_F(SondeDirectory, ConvertToPerfIsReadByPerfWithTheSameNumbers) {
   const std::string out = *tmp_ / "converted.data";
-  auto c = run({sonde_bin(), "convert", "-i", dir_, "--to", "perf", "-o", out});
-  ASSERT_EQ(c.exit_code, 0) << c.err;
-  auto perf = sh("perf report --stdio --no-children --sort comm,dso,sym -i " + out + " 2>/dev/null");
-  auto ours = sh(sonde_bin() + " report --no-children --sort comm,dso,sym -i " + dir_);
-  expect_same_rows(ours.out, perf.out);
+  ASSERT_NO_FATAL_FAILURE(expect_perf_reads_the_conversion(dir_, out));
   auto perf_n = sh("perf script -G -F ip -i " + out + " 2>/dev/null | wc -l");
   auto ours_n = sh(sonde_bin() + " script -G -i " + dir_ + " | wc -l");
   EXPECT_EQ(perf_n.out, ours_n.out);
@@ -273,11 +279,7 @@ TEST_F(PerfThreadsDirectory, ScriptCountsPerfsSamples) {
 
 TEST_F(PerfThreadsDirectory, ConvertToPerfIsReadByPerfWithTheSameNumbers) {
   const std::string out = *tmp_ / "converted.data";
-  auto c = run({sonde_bin(), "convert", "-i", dir_, "--to", "perf", "-o", out});
-  ASSERT_EQ(c.exit_code, 0) << c.err;
-  auto perf = sh("perf report --stdio --no-children --sort comm,dso,sym -i " + out + " 2>/dev/null");
-  auto ours = sh(sonde_bin() + " report --no-children --sort comm,dso,sym -i " + dir_);
-  expect_same_rows(ours.out, perf.out);
+  ASSERT_NO_FATAL_FAILURE(expect_perf_reads_the_conversion(dir_, out));
   auto perf_n = sh("perf script -F ip -i " + out + " 2>/dev/null | wc -l");
   auto dir_n = sh("perf script -F ip -i " + dir_ + " 2>/dev/null | wc -l");
   EXPECT_EQ(perf_n.out, dir_n.out);

@@ -92,6 +92,14 @@ Shares shares(const std::string& data) {
   return s;
 }
 
+// Most samples are in hotLoop, nearly all of them with outer as its caller.
+void expect_hot_loop_under_outer(const std::string& data) {
+  Shares s = shares(data);
+  ASSERT_GT(s.samples, 500u);
+  EXPECT_GT(s.hot * 10, s.samples * 6) << s.hot << " of " << s.samples << " samples in hotLoop";
+  EXPECT_GT(s.from_outer * 10, s.hot * 9) << s.from_outer << " of " << s.hot << " hotLoop samples called by outer";
+}
+
 }  // namespace
 
 TEST(NodeJit, APerfMapNamesHotLoopWithOuterAsItsCallerAfterTmpIsCleaned) {
@@ -100,10 +108,7 @@ TEST(NodeJit, APerfMapNamesHotLoopWithOuterAsItsCallerAfterTmpIsCleaned) {
   NodeRun node(dir, "--perf-basic-prof --interpreted-frames-native-stack", "-g");
   ASSERT_EQ(node.copies().size(), 1u);
   EXPECT_TRUE(node.copies()[0].starts_with("perf-")) << node.copies()[0];
-  Shares s = shares(node.data());
-  ASSERT_GT(s.samples, 500u);
-  EXPECT_GT(s.hot * 10, s.samples * 6) << s.hot << " of " << s.samples << " samples in hotLoop";
-  EXPECT_GT(s.from_outer * 10, s.hot * 9) << s.from_outer << " of " << s.hot << " hotLoop samples called by outer";
+  ASSERT_NO_FATAL_FAILURE(expect_hot_loop_under_outer(node.data()));
 }
 
 TEST(NodeJit, AJitdumpNamesHotLoopWithOuterAsItsCallerAndItsSourceLine) {
@@ -112,10 +117,7 @@ TEST(NodeJit, AJitdumpNamesHotLoopWithOuterAsItsCallerAndItsSourceLine) {
   NodeRun node(dir, "--perf-prof --interpreted-frames-native-stack", "-g");
   ASSERT_EQ(node.copies().size(), 1u);
   EXPECT_TRUE(node.copies()[0].starts_with("jit-")) << node.copies()[0];
-  Shares s = shares(node.data());
-  ASSERT_GT(s.samples, 500u);
-  EXPECT_GT(s.hot * 10, s.samples * 6) << s.hot << " of " << s.samples << " samples in hotLoop";
-  EXPECT_GT(s.from_outer * 10, s.hot * 9) << s.from_outer << " of " << s.hot << " hotLoop samples called by outer";
+  ASSERT_NO_FATAL_FAILURE(expect_hot_loop_under_outer(node.data()));
   // DEBUG_INFO: hotLoop's time is in its loop, line 7 of the fixture, which
   // is the report's first row by source line.
   auto r = run({sonde_bin(), "report", "--stdio", "-q", "--no-children", "--sort", "srcline", "-i", node.data()});
@@ -129,10 +131,8 @@ TEST(NodeJit, DwarfUnwindingGoesThroughJitFramesToNodesStart) {
   if (!have_node()) GTEST_SKIP() << "node is not installed";
   TempDir dir;
   NodeRun node(dir, "--perf-prof --interpreted-frames-native-stack", "--call-graph dwarf");
+  ASSERT_NO_FATAL_FAILURE(expect_hot_loop_under_outer(node.data()));
   Shares s = shares(node.data());
-  ASSERT_GT(s.samples, 500u);
-  EXPECT_GT(s.hot * 10, s.samples * 6) << s.hot << " of " << s.samples << " samples in hotLoop";
-  EXPECT_GT(s.from_outer * 10, s.hot * 9) << s.from_outer << " of " << s.hot << " hotLoop samples called by outer";
   // Through the JIT frames (no CFI: their frame pointers) into node's
   // native frames (CFI) and down to _start.
   EXPECT_GT(s.to_start * 10, s.hot * 9) << s.to_start << " of " << s.hot << " hotLoop samples reach _start";
