@@ -265,7 +265,7 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_flag("-a,--all-cpus", a->system_wide, "System-wide: every process on every CPU");
   cmd->add_option("-C,--cpu", a->cpus, "System-wide on these CPUs only, e.g. 0,2-3");
   auto* buildid_mode = cmd->add_option("--buildid-mode", a->buildid_mode,
-                  "How MMAP2 records get build-ids: auto (kernel when supported), kernel (attr.build_id, the "
+                  "How MMAP2 records get build-ids: auto (= recorder), kernel (attr.build_id, the "
                   "recorder fills the gaps), recorder (the recorder reads every mapped object)")
       ->capture_default_str();
   cmd->add_flag("-z,--compress", a->compress, "Compress what is recorded with zstd (level 1), as perf record -z");

@@ -255,4 +255,14 @@ bool patch_mmap2_build_id(std::span<uint8_t> rec, std::span<const uint8_t> id) {
   return true;
 }
 
+bool clear_mmap2_build_id_bit(std::span<uint8_t> rec) {
+  RecordHeader h;
+  if (rec.size() < sizeof h) return false;
+  std::memcpy(&h, rec.data(), sizeof h);
+  if (h.type != kMmap2) return false;
+  h.misc = static_cast<uint16_t>(h.misc & ~kMiscMmapBuildId);
+  std::memcpy(rec.data(), &h, sizeof h);
+  return true;
+}
+
 }  // namespace sonde::format

@@ -185,4 +185,9 @@ size_t build_lost_samples(std::span<uint8_t> out, uint64_t lost, std::span<const
 // MMAP2's fixed part or is not an MMAP2.
 bool patch_mmap2_build_id(std::span<uint8_t> rec, std::span<const uint8_t> id);
 
+// Clears an MMAP2's build-id misc bit in place, leaving its payload alone
+// (the recorder's repair of the bit the kernel leaks, recorder.cpp). False
+// when `rec` is not an MMAP2.
+bool clear_mmap2_build_id_bit(std::span<uint8_t> rec);
+
 }  // namespace sonde::format

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include <cstdio>
@@ -14,7 +15,16 @@ namespace sonde::record {
 
 namespace {
 
-std::optional<BuildId> read_via_proc(pid_t pid, uint64_t start, uint64_t end, std::string_view path) {
+// Is the file open on `fd` the mapped one? Always, for map_files; by path it
+// may have been replaced since (a rebuild), and then its id would be wrong.
+bool is_mapped_file(int fd, uint64_t dev, uint64_t ino) {
+  struct stat st {};
+  if (ino == 0) return true;  // the record does not say: the path is all there is
+  return ::fstat(fd, &st) == 0 && st.st_ino == ino && st.st_dev == dev;
+}
+
+std::optional<BuildId> read_via_proc(pid_t pid, uint64_t start, uint64_t end, uint64_t dev, uint64_t ino,
+                                     std::string_view path) {
   char mf[96];
   std::snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", pid, static_cast<unsigned long long>(start),
                 static_cast<unsigned long long>(end));
@@ -24,8 +34,12 @@ std::optional<BuildId> read_via_proc(pid_t pid, uint64_t start, uint64_t end, st
   if (!fd && pid > 0) {
     std::string root = "/proc/" + std::to_string(pid) + "/root" + std::string(path);
     fd = open_regular_file(root.c_str());
+    if (fd && !is_mapped_file(fd.get(), dev, ino)) fd.reset();
   }
-  if (!fd) fd = open_regular_file(std::string(path).c_str());
+  if (!fd) {
+    fd = open_regular_file(std::string(path).c_str());
+    if (fd && !is_mapped_file(fd.get(), dev, ino)) fd.reset();
+  }
   if (!fd) return std::nullopt;
   return read_build_id(fd.get());
 }
@@ -50,7 +64,7 @@ std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_
     auto it = by_inode_.find(k);
     if (it != by_inode_.end()) return it->second;
     ++files_read_;
-    auto id = read_via_proc(pid, start, end, path);
+    auto id = read_via_proc(pid, start, end, dev, ino, path);
     by_inode_.emplace(k, id);
     return id;
   }
@@ -58,7 +72,7 @@ std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_
   auto it = by_path_.find(p);
   if (it != by_path_.end()) return it->second;
   ++files_read_;
-  auto id = read_via_proc(pid, start, end, path);
+  auto id = read_via_proc(pid, start, end, 0, 0, path);
   by_path_.emplace(std::move(p), id);
   return id;
 }

@@ -47,7 +47,11 @@ void RecordQueue::commit(EntryKind kind, uint16_t tag) {
   EntryHeader h{kind, tag, static_cast<uint32_t>(reserved_size_)};
   std::memcpy(storage_.get() + reserved_at_ % cap_, &h, kHeader);
   head_.store(reserved_at_ + kHeader + reserved_size_, std::memory_order_seq_cst);
-  notify(consumer_waiting_, data_cv_);
+  // A sleeping consumer is woken by a pass's marker, or once a quarter of
+  // the queue waits for it, not by every record: woken per record, it
+  // caught up, slept and was woken again, and the hand-off doubled the
+  // recorder's CPU per sample (bench/record.sh).
+  if (kind != EntryKind::kRecord || cap_ - free_bytes() >= cap_ / 4) notify(consumer_waiting_, data_cv_);
 }
 
 std::span<uint8_t> RecordQueue::reserve(size_t size) {

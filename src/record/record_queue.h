@@ -49,7 +49,9 @@ class RecordQueue {
   size_t free_bytes() const;
 
   // Producer: a slot for a payload of `size` bytes (8-aligned), or an empty
-  // span when it does not fit now. commit() publishes it.
+  // span when it does not fit now. commit() publishes it; a waiting consumer
+  // is woken by a marker (kRound, kFinal) or once a quarter of the queue is
+  // used, so a producer ends each pass with a marker.
   std::span<uint8_t> try_reserve(size_t size);
   void commit(EntryKind kind, uint16_t tag);
   // Producer: as try_reserve, but waits for the consumer to make room.

@@ -27,7 +27,7 @@
 namespace sonde::record {
 
 enum class BuildIdMode {
-  Auto,      // kernel bit when the kernel supports it, else recorder
+  Auto,      // recorder: the kernel bit leaks to other sessions (docs/record.md, "Build-ids")
   Kernel,    // attr.build_id; the recorder still fills the inode-form MMAP2s the kernel sends
   Recorder,  // no kernel bit: the recorder reads every executable mapping's build-id
   None,      // -B: no build-id anywhere (MMAP2s stay in the inode form, kernel maps included)

@@ -179,6 +179,48 @@ TEST_F(RecordStream, BuildIdsMatchReadelfInRecorderMode) {
   EXPECT_GT(count_lines_with(sym.out, "hot_function"), 10u);
 }
 
+// The kernel (6.18 here) leaks the MMAP2 build-id misc bit from an event
+// with attr.build_id to the events written after it for the same mapping,
+// whose payload is the inode form. With the kernel's build-ids, sonde
+// recorded under perf made perf 6.1 abort ("stack smashing detected" on the
+// workload's MMAP2); by default sonde reads build-ids itself and asks the
+// kernel for none.
+TEST_F(RecordStream, ByDefaultAPerfSessionOfTheSameTasksIsLeftIntact) {
+  const std::string perf_data = data_ + ".perf";
+  auto r = run({"perf", "record", "-q", "-o", perf_data, "--", sonde_bin(), "record", "-q", "-o", data_, "--",
+                fixture_, "0.1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 400);
+  auto mmaps = run({"perf", "script", "-i", perf_data, "--show-mmap-events"});
+  ASSERT_EQ(mmaps.exit_code, 0) << mmaps.err;
+  size_t fixture_maps = 0;
+  for (const auto& l : lines(mmaps.out)) {
+    if (l.find("PERF_RECORD_MMAP2") == std::string::npos || l.find(fixture_) == std::string::npos) continue;
+    ++fixture_maps;
+    EXPECT_EQ(l.find(" <"), std::string::npos) << "an inode-form record read as a build-id one: " << l;
+  }
+  EXPECT_GT(fixture_maps, 0u) << mmaps.out.substr(0, 2000);
+  auto f = read_recording(data_);
+  ASSERT_FALSE(f.attr_flags.empty());
+  EXPECT_FALSE(f.attr_flags[0] & sonde::format::kAttrFlagBuildId);
+  check_build_ids(data_, fixture_);
+}
+
+// The other way round: a sonde without the kernel's build-ids records tasks
+// that another session records with them (here a sonde in kernel mode under
+// it). Its MMAP2s arrive with the leaked bit; it repairs them, and every
+// build-id is still readelf's.
+TEST_F(RecordStream, ALeakedBuildIdBitIsRepaired) {
+  const std::string inner = data_ + ".inner";
+  auto r = run({sonde_bin(), "record", "-q", "-o", data_, "--", sonde_bin(), "record", "-q", "--buildid-mode=kernel",
+                "-o", inner, "--", fixture_, "0.1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  check_build_ids(data_, fixture_);
+  check_build_ids(inner, fixture_);
+  auto ps = run({"perf", "script", "-i", data_, "--show-mmap-events"});
+  EXPECT_EQ(ps.exit_code, 0);
+  EXPECT_FALSE(has_perf_complaint(ps.err)) << ps.err;
+}
+
 TEST_F(RecordStream, TracepointFieldsDecodeInPerfScript) {
   auto r = run({sonde_bin(), "record", "-q", "-e", "sched:sched_process_exec", "-e", "cpu-clock", "-o", data_, "--",
                 fixture_, "0.1"});
