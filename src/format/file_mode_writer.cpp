@@ -103,7 +103,7 @@ void FileModeWriter::write(const RecordView& rec) {
       note_build_id(b->misc & kMiscCpumodeMask, b->filename, b->build_id.data(), b->build_id.size());
   } else if (type == kMmap2 && (rec.header.misc & kMiscMmapBuildId)) {
     auto m = Mmap2View::parse(rec.bytes);
-    if (m && m->filename_terminated) {
+    if (m && m->filename_terminated && m->has_build_id()) {
       // perf names the kernel's DSO [kernel.kallsyms], its map [kernel.kallsyms]_text.
       std::string_view name = m->filename;
       if (name.starts_with("[kernel.kallsyms]")) name = "[kernel.kallsyms]";

@@ -37,6 +37,17 @@ void set_mmap2_build_id(Mmap2Fixed& m, std::span<const uint8_t> id) {
   m.header.misc |= kMiscMmapBuildId;
 }
 
+// The kernel writes the build-id form with 1 to 20 id bytes and zero
+// reserved bytes. Anything else under the build-id bit is an inode-form
+// record that got the bit from another session's event (the kernel leaks
+// it: docs/record.md, "Build-ids"): maj's low byte lands in the size, its
+// other bytes in the reserved ones. perf 6.1 clamps the size instead, and
+// aborts on such records; sonde reads them as what they are.
+bool is_leaked_build_id_bit(const Mmap2Fixed& f) {
+  return f.bid.build_id_size == 0 || f.bid.build_id_size > kBuildIdMax || f.bid.reserved1 != 0 ||
+         f.bid.reserved2 != 0;
+}
+
 }  // namespace
 
 std::optional<Mmap2View> Mmap2View::parse(std::span<const uint8_t> bytes) {
@@ -47,9 +58,10 @@ std::optional<Mmap2View> Mmap2View::parse(std::span<const uint8_t> bytes) {
   v.misc = f.header.misc;
   v.pid = f.pid, v.tid = f.tid;
   v.addr = f.addr, v.len = f.len, v.pgoff = f.pgoff;
-  if (v.has_build_id()) {
-    v.build_id = bytes.subspan(offsetof(Mmap2Fixed, bid.build_id), clamp_build_id_size(f.bid.build_id_size));
+  if (v.has_build_id() && !is_leaked_build_id_bit(f)) {
+    v.build_id = bytes.subspan(offsetof(Mmap2Fixed, bid.build_id), f.bid.build_id_size);
   } else {
+    v.misc = static_cast<uint16_t>(v.misc & ~kMiscMmapBuildId);
     v.maj = f.inode.maj, v.min = f.inode.min;
     v.ino = f.inode.ino, v.ino_generation = f.inode.ino_generation;
   }

@@ -35,8 +35,10 @@
 namespace sonde::format {
 
 // MMAP2 (10), in either form: the inode (maj, min, ino, ino_generation) or,
-// with misc bit kMiscMmapBuildId, the build id (at most 20 bytes: a larger
-// size field is clamped, as perf does).
+// with misc bit kMiscMmapBuildId, the build id (1 to 20 bytes, reserved
+// bytes zero). A record with the bit but not that shape is the inode form
+// with a bit the kernel leaked: parse() reads it so and clears the bit in
+// `misc`.
 struct Mmap2View {
   uint16_t misc = 0;
   uint32_t pid = 0, tid = 0;

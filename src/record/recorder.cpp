@@ -786,7 +786,9 @@ void Recorder::handle(Drain& d, std::span<const uint8_t> rec, RecordExtension* e
       // build-id for another session's event, the events after it get the
       // bit on their inode-form record (seen on 6.18). Without the build_id
       // attr bit, every MMAP2 is in the inode form, whatever its misc says.
-      if (!kernel_build_ids_ && m->has_build_id()) {
+      // (The view already reads a leak it can tell by shape as the inode
+      // form; the record's own bit must go too.)
+      if (!kernel_build_ids_ && (h.misc & format::kMiscMmapBuildId)) {
         format::clear_mmap2_build_id_bit(w);
         m = format::Mmap2View::parse(w);
       }

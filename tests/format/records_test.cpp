@@ -111,20 +111,38 @@ TEST(Records, Mmap2ShortBuildIdKeepsItsSize) {
   EXPECT_EQ(Bytes(v->build_id.begin(), v->build_id.end()), id);
 }
 
-TEST(Records, Mmap2BuildIdSizeAbove20IsClamped) {
+TEST(Records, Mmap2WithTheBitButNotTheShapeIsTheInodeForm) {
+  // The kernel leaks the build-id bit onto inode-form records (6.18): the
+  // device's major number lands in the size byte and the reserved bytes.
   Mmap2View m = inode_mmap2();
+  for (uint32_t maj : {0u, 254u, 259u}) {
+    SCOPED_TRACE(maj);
+    m.maj = maj;
+    Bytes rec = finished(build_mmap2(m));
+    rec[offsetof(RecordHeader, misc)] |= kMiscMmapBuildId & 0xff;
+    rec[offsetof(RecordHeader, misc) + 1] |= kMiscMmapBuildId >> 8;
+    auto v = Mmap2View::parse(rec);
+    ASSERT_TRUE(v);
+    EXPECT_FALSE(v->has_build_id());
+    EXPECT_TRUE(v->build_id.empty());
+    EXPECT_EQ(v->maj, maj);
+    EXPECT_EQ(v->min, m.min);
+    EXPECT_EQ(v->ino, m.ino);
+  }
+  // A size above 20 in a build-id record is that too.
+  Mmap2View b = inode_mmap2();
   Bytes id = id_of(20);
-  m.build_id = id;
-  Bytes rec = finished(build_mmap2(m));
+  b.build_id = id;
+  Bytes rec = finished(build_mmap2(b));
   rec[offsetof(Mmap2Fixed, bid.build_id_size)] = 200;
   auto v = Mmap2View::parse(rec);
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->build_id.size(), kBuildIdMax);
-  EXPECT_EQ(Bytes(v->build_id.begin(), v->build_id.end()), id);
-  // The builder clamps too.
+  EXPECT_TRUE(v->build_id.empty());
+  Mmap2View m2 = inode_mmap2();
+  // The builder clamps a longer id to 20 bytes.
   Bytes long_id = id_of(32);
-  m.build_id = long_id;
-  v = Mmap2View::parse(finished(build_mmap2(m)));
+  m2.build_id = long_id;
+  v = Mmap2View::parse(finished(build_mmap2(m2)));
   ASSERT_TRUE(v);
   EXPECT_EQ(Bytes(v->build_id.begin(), v->build_id.end()), id_of(20));
 }

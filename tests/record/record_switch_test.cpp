@@ -218,7 +218,14 @@ TEST_F(RecordSwitch, BySizeEveryForkIsInExactlyOneFile) {
   constexpr int kSteps = 6, kChildren = 100;
   constexpr uint64_t kSize = 16 * 1024;  // ~270 bytes per child: several switches' worth
   start({"--switch-output=16K"}, kSteps, kChildren);
-  for (int s = 1; s <= kSteps; ++s) step(s);
+  // The size is looked at where a drain pass ends: at least every 100 ms
+  // (the poll timeout) when no buffer fills. A quiet machine runs all six
+  // steps within one pass, so the steps are spaced by more than that; the
+  // passes still fall wherever the scheduler puts them.
+  for (int s = 1; s <= kSteps; ++s) {
+    step(s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  }
   ASSERT_EQ(finish(), 0) << read_text(stderr_);
 
   auto names = files();
