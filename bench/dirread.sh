@@ -45,7 +45,7 @@ PY
 
 rec=$scratch/one.data
 dir=$scratch/dir.data
-"$sonde" record -q -g -F 10000 -o "$rec" -- sh -c "$demo $seconds & $demo $seconds; wait" >/dev/null
+record_two_demos "$rec" 10000 "$seconds"
 mkdir "$dir"
 split_stream "$rec" "$dir"
 samples=$("$sonde" report -i "$rec" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])')
@@ -96,7 +96,7 @@ large_seconds=${LARGE_SECONDS:-15}
 if ((large_seconds > 0)); then
   rec=$scratch/large.data
   dir=$scratch/large.dir
-  "$sonde" record -q -g -F 25000 -o "$rec" -- sh -c "$demo $large_seconds & $demo $large_seconds; wait" >/dev/null
+  record_two_demos "$rec" 25000 "$large_seconds"
   mkdir "$dir"
   split_stream "$rec" "$dir"
   samples=$("$sonde" report -i "$rec" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])')

@@ -23,7 +23,7 @@ source "$here/bench/lib.sh"
 
 rec=$scratch/rec.data
 # Two copies of the demo so both CPUs work, sampled at $freq Hz each.
-"$sonde" record -q -g -F "$freq" -o "$rec" -- sh -c "$demo $seconds & $demo $seconds; wait" >/dev/null
+record_two_demos "$rec" "$freq" "$seconds"
 export SONDE_BUILDID_DIR=$scratch/cache
 "$sonde" convert -i "$rec" --to folded -o "$scratch/check.folded"
 samples=$(awk '{n += $NF} END {print n}' "$scratch/check.folded")

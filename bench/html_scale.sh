@@ -22,7 +22,7 @@ trap 'rm -rf "$scratch"' EXIT
 source "$here/bench/lib.sh"
 
 rec=$scratch/rec.data
-"$sonde" record -q -g -F "$freq" -o "$rec" -- sh -c "$demo $seconds & $demo $seconds; wait" >/dev/null
+record_two_demos "$rec" "$freq" "$seconds"
 export SONDE_BUILDID_DIR=$scratch/cache
 sonde_html() { "$sonde" convert -i "$rec" --to html -o "$scratch/out.html" 2>/dev/null; }
 perf_script() { perf script -i "$rec" >/dev/null 2>&1; }

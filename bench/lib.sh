@@ -39,3 +39,9 @@ text = pat.sub(lambda m: block, text) if pat.search(text) else text.rstrip() + "
 open(path, "w").write(text)
 PY
 }
+
+# Records two copies of the demo workload (both CPUs busy) with call chains:
+# record_two_demos OUTPUT FREQ SECONDS (uses $sonde and $demo).
+record_two_demos() {
+  "$sonde" record -q -g -F "$2" -o "$1" -- sh -c "$demo $3 & $demo $3; wait" >/dev/null
+}

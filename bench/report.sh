@@ -17,7 +17,7 @@ source "$here/bench/lib.sh"
 
 rec=$scratch/rec.data
 # Two copies of the demo so both CPUs work; -F 10000 with call chains.
-"$sonde" record -q -g -F 10000 -o "$rec" -- sh -c "$demo $seconds & $demo $seconds; wait" >/dev/null
+record_two_demos "$rec" 10000 "$seconds"
 samples=$("$sonde" report -i "$rec" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])')
 size_mb=$(( $(stat -c %s "$rec") / 1048576 ))
 
@@ -71,7 +71,7 @@ out=$scratch/section.md
 large_seconds=${LARGE_SECONDS:-45}
 if ((large_seconds > 0)); then
   rec=$scratch/large.data
-  "$sonde" record -q -g -F 25000 -o "$rec" -- sh -c "$demo $large_seconds & $demo $large_seconds; wait" >/dev/null
+  record_two_demos "$rec" 25000 "$large_seconds"
   large_samples=$("$sonde" report -i "$rec" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])')
   large_mb=$(( $(stat -c %s "$rec") / 1048576 ))
   read_file() { cat "$rec" >/dev/null; }
