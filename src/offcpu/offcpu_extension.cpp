@@ -175,6 +175,10 @@ void OffcpuExtension::warn_losses() const {
     std::fprintf(stderr, "sonde: warning: off-cpu: %llu blocks lost (ring buffer full), %llu switch-outs not followed "
                  "(too many threads off CPU)\n", static_cast<unsigned long long>(ring),
                  static_cast<unsigned long long>(starts));
+  if (uint64_t no_stack = bpf_->stat(SONDE_OFFCPU_STAT_NO_STACK))
+    std::fprintf(stderr, "sonde: warning: off-cpu: %llu switch-outs lost a kernel or user stack (another stack held "
+                 "its slot in the stack map); their blocks lack those frames\n",
+                 static_cast<unsigned long long>(no_stack));
   if (no_copy)
     std::fprintf(stderr, "sonde: warning: off-cpu: %llu switch-outs without a user stack copy (more than %u "
                  "threads off CPU at once); their blocks have frame-pointer stacks\n",
