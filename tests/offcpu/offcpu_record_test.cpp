@@ -89,6 +89,7 @@ TEST_F(OffcpuRecord, FixtureTotalsUnderTheirFunctionsAsSingleSamples) {
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
                   *dir_ / "single.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "single.data");
   expect_fixture_totals(samples, fixture_ms(rec.out));
   size_t naps = 0;
@@ -102,6 +103,7 @@ TEST_F(OffcpuRecord, FixtureTotalsWhenSummedInTheKernel) {
   // stacks) in the kernel and written at least every 100 ms.
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "-o", *dir_ / "summed.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "summed.data");
   expect_fixture_totals(samples, fixture_ms(rec.out));
   size_t naps = 0;
@@ -117,6 +119,7 @@ TEST_F(OffcpuRecord, AProcessForkedByTheWorkloadIsFollowed) {
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
                   *dir_ / "forked.data", "--", "sh", "-c", "'" + bin() + "'; true"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "forked.data");
   expect_fixture_totals(samples, fixture_ms(rec.out));
   std::set<pid_t> pids;
@@ -128,6 +131,7 @@ TEST_F(OffcpuRecord, WithCpuClockBothEventsAreThere) {
   auto rec = run({sonde_bin(), "record", "-q", "-g", "--off-cpu", "--off-cpu-thresh", "10", "-o", *dir_ / "both.data",
                   "--", bin(), "spin"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "both.data");
   expect_fixture_totals(samples, fixture_ms(rec.out));
   size_t spin = 0;
@@ -141,6 +145,7 @@ TEST_F(OffcpuRecord, SystemWideHasTheFixtureWithTheSameTotals) {
   auto rec = sh("echo $$; exec " + sonde_bin() + " record -q -a -e dummy --off-cpu --off-cpu-thresh 10 -o " +
                 (*dir_ / "all.data") + " -- " + bin());
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   const pid_t recorder = std::stoi(rec.out.substr(0, rec.out.find('\n')));
   auto samples = script_samples(*dir_ / "all.data");
   // Other processes are there (other copies of the fixture too, from tests
@@ -169,6 +174,7 @@ TEST_F(OffcpuRecord, AProcessOutsideTheTargetContributesNothing) {
   kill(other, SIGKILL);
   waitpid(other, nullptr, 0);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "outside.data");
   ASSERT_FALSE(samples.empty());
   pid_t recorded = samples.front().pid;
@@ -189,6 +195,7 @@ TEST_F(OffcpuRecord, ExistingProcessWithDashP) {
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "pid.data");
   // Each nap is one sample of ~50 ms (the one still asleep at the end is
   // cut there: shorter).
@@ -232,6 +239,7 @@ TEST_F(OffcpuRecord, ExistingThreadWithDashT) {
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto samples = parse_script(run({sonde_bin(), "script", "-i", *dir_ / "tid.data", "-F", kScriptFields}).out);
   ASSERT_FALSE(samples.empty());
   for (const auto& s : samples) EXPECT_EQ(s.tid, nap) << "only the -t thread: " << s.comm;
@@ -241,6 +249,7 @@ TEST_F(OffcpuRecord, PerfReadsTheStreamAndNamesTheSameFunctions) {
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
                   *dir_ / "perf.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto perf = run({"perf", "script", "-i", *dir_ / "perf.data", "-F", kScriptFields});
   ASSERT_EQ(perf.exit_code, 0) << perf.err;
   auto samples = parse_script(perf.out);
@@ -261,6 +270,7 @@ TEST_F(OffcpuRecord, DwarfNamesTheCallersOfWaitsInsideLibc) {
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--call-graph", "dwarf", "-o",
                   *dir_ / "dwarf.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   EXPECT_EQ(rec.err, "") << "no copy lost";
   const auto measured = fixture_ms(rec.out);
   for (const char* reader : {"sonde", "perf"}) {
@@ -292,6 +302,7 @@ TEST_F(OffcpuRecord, FramePointersAloneStopInLibc) {
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "1", "-o",
                   *dir_ / "fp.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "fp.data");
   EXPECT_EQ(total_ms(samples, "wait_cond", "offcpu-time", {"wait_cond", "futex_wait"}), 0.0);
 }
@@ -301,6 +312,7 @@ TEST_F(OffcpuRecord, WallViewAddsUpToTheThreadsElapsedTime) {
   auto rec = run({sonde_bin(), "record", "-q", "-g", "-e", "cpu-clock", "--off-cpu", "-o", *dir_ / "wall.data", "--",
                   bin(), "single"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   const double elapsed = fixture_ms(rec.out).at("elapsed");
   auto wall = run({sonde_bin(), "report", "-i", *dir_ / "wall.data", "--wall"});
   ASSERT_EQ(wall.exit_code, 0) << wall.err;
@@ -331,6 +343,7 @@ TEST_F(OffcpuRecord, WallViewAddsUpToTheThreadsElapsedTime) {
 TEST_F(OffcpuRecord, WallViewWithoutOffCpuSamplesIsOneLine) {
   auto rec = run({sonde_bin(), "record", "-q", "-o", *dir_ / "cpu.data", "--", "true"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   auto wall = run({sonde_bin(), "report", "-i", *dir_ / "cpu.data", "--wall"});
   EXPECT_EQ(wall.exit_code, 1);
   EXPECT_EQ(wall.err, "sonde: --wall: the recording has no off-CPU samples (record with --off-cpu, and -e cpu-clock "
@@ -341,6 +354,7 @@ TEST_F(OffcpuRecord, ExportsTellTheKindsApart) {
   auto rec = run({sonde_bin(), "record", "-q", "-g", "-e", "cpu-clock", "--off-cpu", "-o", *dir_ / "export.data", "--",
                   bin(), "single"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  SCOPED_TRACE("recorder: " + rec.err);
   const std::string data = *dir_ / "export.data";
   // pprof: one sample type per kind, chosen with -sample_index.
   ASSERT_EQ(run({sonde_bin(), "convert", "-i", data, "--to", "pprof", "-o", *dir_ / "p.pb.gz"}).exit_code, 0);
