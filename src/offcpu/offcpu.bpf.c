@@ -225,9 +225,11 @@ int sonde_offcpu_switch(struct bpf_raw_tracepoint_args *ctx) {
      * blocks in the same few places). */
     s.kernel_stack = bpf_get_stackid(ctx, &stacks, BPF_F_FAST_STACK_CMP);
     s.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP);
-    /* -EEXIST: another stack took this one's bucket; the block goes out
-     * without those frames, counted. */
-    if (s.kernel_stack == -17 || s.user_stack == -17) count(SONDE_OFFCPU_STAT_NO_STACK);
+    /* -EEXIST: another stack took this one's bucket, and the block goes
+     * out without those frames, counted. (A user stack is also missing,
+     * as -EFAULT, for a thread not in user space yet or any more: that is
+     * no loss.) */
+    if (s.kernel_stack < 0 || s.user_stack == -17) count(SONDE_OFFCPU_STAT_NO_STACK);
     if (bpf_map_update_elem(&starts, &prev, &s, BPF_ANY) != 0)
       count(SONDE_OFFCPU_STAT_STARTS_FULL);
     else if (cfg->stack_bytes)

@@ -27,7 +27,7 @@
 #define SONDE_OFFCPU_STAT_BAD_ARGS 3    /* the tracepoint's prev is not the current task */
 #define SONDE_OFFCPU_STAT_COPIES_FULL 4 /* --call-graph dwarf: a user stack copy not kept (copies map full) */
 #define SONDE_OFFCPU_STAT_NO_USER 5     /* --call-graph dwarf: no user stack to copy (an exiting thread) */
-#define SONDE_OFFCPU_STAT_NO_STACK 6   /* a switch-out's kernel or user stack not stored: its stack-map bucket holds another */
+#define SONDE_OFFCPU_STAT_NO_STACK 6   /* a switch-out's kernel stack, or its user stack's bucket, lost */
 #define SONDE_OFFCPU_NSTATS 7
 
 /* --call-graph dwarf: the most user stack bytes copied at a switch-out

@@ -271,7 +271,9 @@ TEST_F(OffcpuRecord, DwarfNamesTheCallersOfWaitsInsideLibc) {
                   *dir_ / "dwarf.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
-  EXPECT_EQ(rec.err, "") << "no copy lost";
+  // No user stack copy lost (a stack-map slot lost to another stack is
+  // reported too, and is not what this test is about).
+  EXPECT_EQ(rec.err.find("without a user stack copy"), std::string::npos);
   const auto measured = fixture_ms(rec.out);
   for (const char* reader : {"sonde", "perf"}) {
     SCOPED_TRACE(reader);
