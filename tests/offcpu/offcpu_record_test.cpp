@@ -37,6 +37,15 @@ class OffcpuRecord : public ::testing::Test {
 };
 TempDir* OffcpuRecord::dir_ = nullptr;
 
+// `sonde record --off-cpu --off-cpu-thresh 10 -o DATA -- WORKLOAD...`: every
+// 20-50 ms block of the fixture one sample with its own time.
+RunResult record_blocks(const std::string& data, const std::vector<std::string>& workload) {
+  std::vector<std::string> argv = {sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10",
+                                   "-o", data, "--"};
+  argv.insert(argv.end(), workload.begin(), workload.end());
+  return run(argv);
+}
+
 // `sonde script`'s samples of a recording (none when script fails, which
 // the check names).
 std::vector<ScriptSample> script_samples(const std::string& data) {
@@ -86,8 +95,7 @@ void expect_fixture_totals(const std::vector<ScriptSample>& samples, const std::
 
 TEST_F(OffcpuRecord, FixtureTotalsUnderTheirFunctionsAsSingleSamples) {
   // 10 ms threshold: every 20-50 ms block is one sample with its own time.
-  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
-                  *dir_ / "single.data", "--", bin()});
+  auto rec = record_blocks(*dir_ / "single.data", {bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "single.data");
@@ -116,8 +124,7 @@ TEST_F(OffcpuRecord, FixtureTotalsWhenSummedInTheKernel) {
 // exec'ing it): the child is followed from its first switch-out on, and its
 // threads with it (bpf/follow_forks.bpf.h).
 TEST_F(OffcpuRecord, AProcessForkedByTheWorkloadIsFollowed) {
-  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
-                  *dir_ / "forked.data", "--", "sh", "-c", "'" + bin() + "'; true"});
+  auto rec = record_blocks(*dir_ / "forked.data", {"sh", "-c", "'" + bin() + "'; true"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "forked.data");
@@ -169,8 +176,7 @@ TEST_F(OffcpuRecord, AProcessOutsideTheTargetContributesNothing) {
     execl(bin().c_str(), bin().c_str(), "loop", static_cast<char*>(nullptr));
     _exit(127);
   }
-  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
-                  *dir_ / "outside.data", "--", bin()});
+  auto rec = record_blocks(*dir_ / "outside.data", {bin()});
   kill(other, SIGKILL);
   waitpid(other, nullptr, 0);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
@@ -246,8 +252,7 @@ TEST_F(OffcpuRecord, ExistingThreadWithDashT) {
 }
 
 TEST_F(OffcpuRecord, PerfReadsTheStreamAndNamesTheSameFunctions) {
-  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-o",
-                  *dir_ / "perf.data", "--", bin()});
+  auto rec = record_blocks(*dir_ / "perf.data", {bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
   auto perf = run({"perf", "script", "-i", *dir_ / "perf.data", "-F", kScriptFields});
