@@ -43,15 +43,24 @@ while at + 8 <= len(buf):
 PY
 }
 
+# The samples report counts in a stream or directory.
+samples_in() { "$sonde" report -i "$1" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])'; }
+
+# Records $rec at FREQ for SECONDS, splits it into $dir, checks both hold the
+# same samples; sets samples and size_mb.
+record_and_split() {  # FREQ SECONDS
+  record_two_demos "$rec" "$1" "$2"
+  mkdir "$dir"
+  split_stream "$rec" "$dir"
+  samples=$(samples_in "$rec")
+  local dir_samples; dir_samples=$(samples_in "$dir")
+  [[ $samples == "$dir_samples" ]] || { echo "the directory has $dir_samples samples, the stream $samples" >&2; exit 1; }
+  size_mb=$(( $(stat -c %s "$rec") / 1048576 ))
+}
+
 rec=$scratch/one.data
 dir=$scratch/dir.data
-record_two_demos "$rec" 10000 "$seconds"
-mkdir "$dir"
-split_stream "$rec" "$dir"
-samples=$("$sonde" report -i "$rec" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])')
-dir_samples=$("$sonde" report -i "$dir" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])')
-[[ $samples == "$dir_samples" ]] || { echo "the directory has $dir_samples samples, the stream $samples" >&2; exit 1; }
-size_mb=$(( $(stat -c %s "$rec") / 1048576 ))
+record_and_split 10000 "$seconds"
 
 # One run: "wall_s cpu_s peak_MB" (wall time in this shell; CPU = perf
 # stat's task-clock of all threads; peak RSS from /usr/bin/time).
@@ -96,11 +105,7 @@ large_seconds=${LARGE_SECONDS:-15}
 if ((large_seconds > 0)); then
   rec=$scratch/large.data
   dir=$scratch/large.dir
-  record_two_demos "$rec" 25000 "$large_seconds"
-  mkdir "$dir"
-  split_stream "$rec" "$dir"
-  samples=$("$sonde" report -i "$rec" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"][0]["samples"])')
-  size_mb=$(( $(stat -c %s "$rec") / 1048576 ))
+  record_and_split 25000 "$large_seconds"
   runs=3
   {
     echo

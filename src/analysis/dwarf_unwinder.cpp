@@ -266,15 +266,7 @@ struct DwarfUnwinder::Impl {
   // object to tell it (a JIT leaf): an x86-64 ELF header in memory.
   Elf* machine_elf() {
     if (!machine) {
-      Elf64_Ehdr h{};
-      std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-      h.e_ident[EI_CLASS] = ELFCLASS64;
-      h.e_ident[EI_DATA] = ELFDATA2LSB;
-      h.e_ident[EI_VERSION] = EV_CURRENT;
-      h.e_type = ET_EXEC;
-      h.e_machine = EM_X86_64;
-      h.e_version = EV_CURRENT;
-      h.e_ehsize = sizeof h;
+      const Elf64_Ehdr h = jit::x86_64_elf_header(ET_EXEC);
       std::vector<uint8_t> image(sizeof h);
       std::memcpy(image.data(), &h, sizeof h);
       machine = ElfFile::from_memory(std::move(image), "x86-64", nullptr);

@@ -47,17 +47,9 @@ Elf64_Shdr section(uint32_t name, uint32_t type, uint64_t flags, uint64_t addr, 
 }
 
 Elf64_Ehdr header(uint64_t shoff) {
-  Elf64_Ehdr h{};
-  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-  h.e_ident[EI_CLASS] = ELFCLASS64;
-  h.e_ident[EI_DATA] = ELFDATA2LSB;
-  h.e_ident[EI_VERSION] = EV_CURRENT;
-  h.e_type = ET_DYN;
-  h.e_machine = EM_X86_64;
-  h.e_version = EV_CURRENT;
+  Elf64_Ehdr h = x86_64_elf_header(ET_DYN);
   h.e_phoff = sizeof(Elf64_Ehdr);
   h.e_shoff = shoff;
-  h.e_ehsize = sizeof(Elf64_Ehdr);
   h.e_phentsize = sizeof(Elf64_Phdr);
   h.e_phnum = kPhdrCount;
   h.e_shentsize = sizeof(Elf64_Shdr);
@@ -94,6 +86,19 @@ std::vector<uint8_t> cfi_elf_image(const JitUnwindInfo& info) {
   };
   for (uint64_t i = 0; i < kShdrCount; ++i) put(image, shoff + i * sizeof(Elf64_Shdr), shdrs[i]);
   return image;
+}
+
+Elf64_Ehdr x86_64_elf_header(uint16_t type) {
+  Elf64_Ehdr h{};
+  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
+  h.e_ident[EI_CLASS] = ELFCLASS64;
+  h.e_ident[EI_DATA] = ELFDATA2LSB;
+  h.e_ident[EI_VERSION] = EV_CURRENT;
+  h.e_type = type;
+  h.e_machine = EM_X86_64;
+  h.e_version = EV_CURRENT;
+  h.e_ehsize = sizeof(Elf64_Ehdr);
+  return h;
 }
 
 }  // namespace sonde::jit

@@ -7,6 +7,8 @@
 // It holds no code bytes: unwinding reads only the tables and the stack.
 #pragma once
 
+#include <elf.h>
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,5 +24,10 @@ struct JitUnwindInfo {
 // PT_LOAD of the two tables, PT_GNU_EH_FRAME, and sections .eh_frame,
 // .eh_frame_hdr and .shstrtab.
 std::vector<uint8_t> cfi_elf_image(const JitUnwindInfo& info);
+
+// An x86-64 little-endian ELF header of type `type` (ET_DYN, ET_EXEC) and
+// nothing else: no program or section headers. Alone it is enough for
+// libdwfl to know the machine (DwarfUnwinder's JIT leaves).
+Elf64_Ehdr x86_64_elf_header(uint16_t type);
 
 }  // namespace sonde::jit

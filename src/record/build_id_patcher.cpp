@@ -18,8 +18,8 @@ namespace {
 // Is the file open on `fd` the mapped one? Always, for map_files; by path it
 // may have been replaced since (a rebuild), and then its id would be wrong.
 bool is_mapped_file(int fd, uint64_t dev, uint64_t ino) {
-  struct stat st {};
   if (ino == 0) return true;  // the record does not say: the path is all there is
+  struct stat st {};
   return ::fstat(fd, &st) == 0 && st.st_ino == ino && st.st_dev == dev;
 }
 
@@ -78,6 +78,7 @@ std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_
 }
 
 bool BuildIdPatcher::patch(std::span<uint8_t> rec) {
+  if (!kernel_ids_) format::clear_mmap2_build_id_bit(rec);
   if (!enabled_ || rec.size() < sizeof(format::Mmap2Fixed) + 1) return false;  // off, or not even a one-byte name
   auto m = format::Mmap2View::parse(rec);
   if (!m) return false;

@@ -37,7 +37,14 @@ class BuildIdPatcher {
   // `rec` is a whole MMAP2 record in a writable buffer. If it is in the inode
   // form, is executable and names a file with a build-id, switches it to the
   // build-id form. Returns true if the record now carries a build-id.
+  // Without kernel build-ids (below), a record that arrives with the
+  // build-id bit is in the inode form all the same: the kernel leaks that
+  // bit from other sessions' events (docs/record.md, "Build-ids"), and
+  // patch() clears it first, with -B too.
   bool patch(std::span<uint8_t> rec);
+  // The tracking attr asks the kernel for build-ids (--buildid-mode=kernel):
+  // a record with the bit then carries one.
+  void kernel_writes_build_ids(bool yes) { kernel_ids_ = yes; }
 
   uint64_t files_read() const { return files_read_; }
 
@@ -58,6 +65,7 @@ class BuildIdPatcher {
   std::unordered_map<std::string, std::optional<BuildId>> by_path_;
   uint64_t files_read_ = 0;
   bool enabled_ = true;
+  bool kernel_ids_ = false;
   std::vector<uint8_t> vdso_scratch_;
 };
 

@@ -359,23 +359,24 @@ void Recorder::validate() {
   if (!opts_.command.empty()) command_path_ = resolve_command(opts_.command[0]);
 
   switch (opts_.build_id_mode) {
+    // Auto is the recorder's own reading: on a kernel that leaks the
+    // build-id misc bit (6.18 here), an attr with build_id makes every
+    // other session recording the same tasks without it (perf 6.1, which
+    // then crashes on the record) receive inode-form MMAP2s marked as
+    // build-id ones. docs/record.md, "Build-ids".
+    case BuildIdMode::Auto:
     case BuildIdMode::Recorder: kernel_build_ids_ = false; break;
     case BuildIdMode::Kernel:
       if (!kernel_supports_build_id())
         throw_runtime("--buildid-mode=kernel: this kernel does not support build-ids in MMAP2 (needs Linux 5.12)");
       kernel_build_ids_ = true;
       break;
-    // Auto is the recorder's own reading: on a kernel that leaks the
-    // build-id misc bit (6.18 here), an attr with build_id makes every
-    // other session recording the same tasks without it (perf 6.1, which
-    // then crashes on the record) receive inode-form MMAP2s marked as
-    // build-id ones. docs/record.md, "Build-ids".
-    case BuildIdMode::Auto: kernel_build_ids_ = false; break;
     case BuildIdMode::None:
       kernel_build_ids_ = false;
       build_ids_.disable();
       break;
   }
+  build_ids_.kernel_writes_build_ids(kernel_build_ids_);
   // Timestamps on CLOCK_MONOTONIC, as `perf record -k mono`: the clock JITs
   // write their jitdump records with, so a reader can tell which function
   // was at an address at a sample's time (docs/format.md).
@@ -782,18 +783,8 @@ void Recorder::handle(Drain& d, std::span<const uint8_t> rec, RecordExtension* e
       if (!m) return write_kernel_record(d, rec);
       std::memcpy(d.scratch.data(), rec.data(), rec.size());
       std::span<uint8_t> w(d.scratch.data(), rec.size());
-      // The kernel's build-id bit leaks: once it wrote an MMAP2 with a
-      // build-id for another session's event, the events after it get the
-      // bit on their inode-form record (seen on 6.18). Without the build_id
-      // attr bit, every MMAP2 is in the inode form, whatever its misc says.
-      // (The view already reads a leak it can tell by shape as the inode
-      // form; the record's own bit must go too.)
-      if (!kernel_build_ids_ && (h.misc & format::kMiscMmapBuildId)) {
-        format::clear_mmap2_build_id_bit(w);
-        m = format::Mmap2View::parse(w);
-      }
       std::lock_guard lock(shared_mu_);
-      if (!m->has_build_id()) build_ids_.patch(w);
+      build_ids_.patch(w);  // also clears a build-id bit the kernel leaked
       write_kernel_record(d, w);
       if (!extensions_.empty() && (m->prot & PROT_EXEC)) tell_exec_mapping(w);
       return;
