@@ -19,7 +19,7 @@ using namespace uapi;
 
 // perf_event_attr as sonde knows it: VER8, 136 bytes. Recordings carry attrs
 // of every size from VER0 (64) up (attr_sizes.h); sonde writes the size the
-// running kernel accepted (record/perf_event.h).
+// running kernel accepted (kernel/perf_event.h).
 inline constexpr uint32_t kAttrSize = sizeof(perf_event_attr);
 static_assert(kAttrSize == kPerfAttrSizeVer8);
 

@@ -16,7 +16,7 @@
 #include "probe/sdt_bpf.h"
 #include "probe/sdt_perf_event_attach.h"
 #include "format/session.h"
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/proc_maps.h"
@@ -374,7 +374,7 @@ void SdtExtension::open_outputs(const record::RecordTarget& target) {
   if (cpus.empty())
     for (long c = 0, n = sysconf(_SC_NPROCESSORS_ONLN); c < n; ++c) cpus.push_back(static_cast<int>(c));
   for (int cpu : cpus) {
-    int fd = record::perf_event_open_sized(attr_, -1, cpu, -1, kPerfFlagFdCloexec);
+    int fd = kernel::perf_event_open_sized(attr_, -1, cpu, -1, kPerfFlagFdCloexec);
     if (fd < 0) throw_runtime("sdt: cannot open the bpf-output event on CPU {}: {}", cpu, errno_text(errno));
     outputs_.emplace_back(fd);
     uint64_t id = 0;

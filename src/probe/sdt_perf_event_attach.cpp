@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/fields.h"
@@ -63,7 +63,7 @@ std::vector<UniqueFd> attach_uprobe_perf_events(int prog_fd, const std::string& 
     attr.config2 = offsets[i];
     // Counting, not sampling: the program returns 0, so perf itself never
     // records anything for this event; inherit stays 0 (see the header).
-    UniqueFd event(record::perf_event_open_sized(attr, -1, cpu, -1, kPerfFlagFdCloexec));
+    UniqueFd event(kernel::perf_event_open_sized(attr, -1, cpu, -1, kPerfFlagFdCloexec));
     if (!event)
       throw_runtime("sdt: cannot open a uprobe event for {}:0x{:x}: {}", path, offsets[i], errno_text(errno));
     LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event = {.bpf_cookie = cookies[i]});

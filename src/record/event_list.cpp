@@ -8,7 +8,7 @@
 
 #include "format/event_names.h"
 #include "format/uapi/perf_event.h"
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 #include "record/tracing_data.h"
 #include "util/error.h"
 
@@ -37,10 +37,10 @@ std::string hardware_problem(const std::string& name, uint64_t config) {
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
   try {
-    open_event(a, 0, -1, name);
+    kernel::open_event(a, 0, -1, name);
     return "";
   } catch (const Error& e) {
-    return has_cpu_pmu() ? e.what() : "not supported here: no hardware PMU";
+    return kernel::has_cpu_pmu() ? e.what() : "not supported here: no hardware PMU";
   }
 }
 

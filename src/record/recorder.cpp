@@ -35,7 +35,7 @@
 #include "record/header_writer.h"
 #include "record/kernel_maps.h"
 #include "record/live_processes.h"
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 #include "record/proc_synthesizer.h"
 #include "record/record_queue.h"
 #include "record/ring_buffer.h"
@@ -324,7 +324,7 @@ void Recorder::validate() {
   validate_threads();
   if (opts_.lbr_callchain) {
     // LBR call stacks are a hardware feature (Intel's last branch records).
-    if (!has_cpu_pmu()) throw_runtime("--call-graph lbr is not supported on this machine (no hardware PMU)");
+    if (!kernel::has_cpu_pmu()) throw_runtime("--call-graph lbr is not supported on this machine (no hardware PMU)");
     throw_runtime("--call-graph lbr is not supported by sonde (fp, or dwarf[,SIZE])");
   }
 
@@ -367,7 +367,7 @@ void Recorder::validate() {
     case BuildIdMode::Auto:
     case BuildIdMode::Recorder: kernel_build_ids_ = false; break;
     case BuildIdMode::Kernel:
-      if (!kernel_supports_build_id())
+      if (!kernel::kernel_supports_build_id())
         throw_runtime("--buildid-mode=kernel: this kernel does not support build-ids in MMAP2 (needs Linux 5.12)");
       kernel_build_ids_ = true;
       break;
@@ -380,7 +380,7 @@ void Recorder::validate() {
   // Timestamps on CLOCK_MONOTONIC, as `perf record -k mono`: the clock JITs
   // write their jitdump records with, so a reader can tell which function
   // was at an address at a sample's time (docs/format.md).
-  mono_clock_ = kernel_supports_clockid(CLOCK_MONOTONIC);
+  mono_clock_ = kernel::kernel_supports_clockid(CLOCK_MONOTONIC);
   // The merge compares the drains' pass times with record times.
   if (merged_ && !mono_clock_ && !opts_.monotonic_clock)
     throw_runtime("--threads -o - needs events timed on CLOCK_MONOTONIC (use_clockid, Linux 4.1)");
@@ -529,8 +529,8 @@ void Recorder::open_events() {
   for (auto& ev : events_) {
     for (size_t c = 0; c < cpus_.size(); ++c) {
       for (pid_t t : targets) {
-        UniqueFd fd = open_event(ev.attr, t, cpus_[c], ev.spec.name);
-        ev.ids.push_back(event_id(fd.get()));
+        UniqueFd fd = kernel::open_event(ev.attr, t, cpus_[c], ev.spec.name);
+        ev.ids.push_back(kernel::event_id(fd.get()));
         verbose("opened {} (type {}, config {:#x}) on cpu {} for {}: id {}", ev.spec.name, ev.attr.type,
                 ev.attr.config, cpus_[c], t < 0 ? std::string("every task") : "pid " + std::to_string(t),
                 ev.ids.back());

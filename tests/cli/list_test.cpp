@@ -9,7 +9,7 @@
 #include <set>
 
 #include "format/uapi/perf_event.h"
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 #include "support/test_support.h"
 
 using namespace sonde::test;
@@ -60,7 +60,7 @@ TEST(List, HardwareEventsSayWhetherThisMachineHasThem) {
   a.disabled = 1;
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
-  int fd = sonde::record::perf_event_open_sized(a, 0, -1, -1, 0);
+  int fd = sonde::kernel::perf_event_open_sized(a, 0, -1, -1, 0);
   bool have_pmu = fd >= 0;
   if (fd >= 0) close(fd);
   auto r = run({sonde_bin(), "list", "cycles"});

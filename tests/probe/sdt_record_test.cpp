@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "format/uapi/perf_event.h"
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 #include "probe/probe_cache.h"
 #include "probe/sdt_attach_route.h"
 #include "probe/sdt_bpf.h"
@@ -286,7 +286,7 @@ TEST_P(SdtRecordRoute, AttachFailureReleasesEverySiteAlreadyAttached) {
   attr.type = sonde::probe::read_uprobe_pmu().type;
   attr.config1 = reinterpret_cast<uint64_t>(path.c_str());
   attr.config2 = sites.back().pc_offset;
-  sonde::UniqueFd other(sonde::record::perf_event_open_sized(attr, -1, 0, -1, sonde::kPerfFlagFdCloexec));
+  sonde::UniqueFd other(sonde::kernel::perf_event_open_sized(attr, -1, 0, -1, sonde::kPerfFlagFdCloexec));
   ASSERT_TRUE(other) << errno;
   EXPECT_EQ(target.probe_bytes(), only_guarded);
   try {

@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 #include "record/record_test_util.h"
 #include "record/recorder.h"
 #include "record/recording_reader.h"
@@ -47,7 +47,7 @@ class FakeExtension : public rec::RecordExtension {
     a.enable_on_exec = 1;
     a.inherit = 1;
     for (int cpu : t.cpus) {
-      int fd = rec::perf_event_open_sized(a, t.workload_pid, cpu, -1, sonde::kPerfFlagFdCloexec);
+      int fd = sonde::kernel::perf_event_open_sized(a, t.workload_pid, cpu, -1, sonde::kPerfFlagFdCloexec);
       if (fd < 0) sonde::throw_runtime("fake: perf_event_open failed");
       uint64_t id = 0;
       ::ioctl(fd, sonde::kPerfEventIocId, &id);

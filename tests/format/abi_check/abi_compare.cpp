@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "format/perf_abi.h"
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "format/uapi/perf_event.h"
 #include "util/fd.h"
 
-namespace sonde::record {
+namespace sonde::kernel {
 
 // perf_event_open(2) with the kernel's size protocol. sonde's attr (VER8,
 // 136 bytes) is larger than a kernel before 6.3 knows; such a kernel fails
@@ -38,4 +38,4 @@ bool kernel_supports_build_id();
 // Whether events can time their records on `clockid` (attr.use_clockid; Linux 4.1).
 bool kernel_supports_clockid(int32_t clockid);
 
-}  // namespace sonde::record
+}  // namespace sonde::kernel

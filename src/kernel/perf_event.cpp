@@ -1,4 +1,4 @@
-#include "record/perf_event.h"
+#include "kernel/perf_event.h"
 
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 
 #include "util/error.h"
 
-namespace sonde::record {
+namespace sonde::kernel {
 
 namespace {
 
@@ -100,4 +100,4 @@ bool kernel_supports_build_id() {
   return true;
 }
 
-}  // namespace sonde::record
+}  // namespace sonde::kernel
