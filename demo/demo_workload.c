@@ -5,8 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
-#include <time.h>
+#include <sys/time.h>
 
 // The two functions keep their names in every build: noinline, and for gcc
 // noclone (no compute_primes.constprop.0); clang has no noclone attribute.
@@ -40,19 +41,33 @@ DEMO_KEEP_NAME static uint64_t hash_strings(int rounds) {
   return h;
 }
 
-/* The process's CPU time: SECONDS is an amount of work, so a loaded machine
- * makes the run longer but does not shrink what a profile of it holds. */
-static double cpu_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+/* SECONDS is an amount of the process's CPU time, so a loaded machine makes
+ * the run longer but does not shrink what a profile of it holds. A timer
+ * signal ends the loop rather than a clock read per round: clock_gettime
+ * runs in the vdso, whose symbols change with the kernel build. */
+static volatile sig_atomic_t done;
+static void on_cpu_timer(int sig) {
+  (void)sig;
+  done = 1;
+}
+
+static void stop_after_cpu(double seconds) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_cpu_timer;
+  sigaction(SIGPROF, &sa, NULL);
+  struct itimerval t;
+  memset(&t, 0, sizeof t);
+  if (seconds < 1e-6) seconds = 1e-6;
+  t.it_value.tv_sec = (time_t)seconds;
+  t.it_value.tv_usec = (suseconds_t)((seconds - (double)t.it_value.tv_sec) * 1e6);
+  setitimer(ITIMER_PROF, &t, NULL);
 }
 
 int main(int argc, char** argv) {
-  double seconds = argc > 1 ? atof(argv[1]) : 1.0;
-  double start = cpu_seconds();
+  stop_after_cpu(argc > 1 ? atof(argv[1]) : 1.0);
   uint64_t acc = 0;
-  while (cpu_seconds() - start < seconds) {
+  while (!done) {
     acc += compute_primes(60000);
     acc += hash_strings(40000);
   }

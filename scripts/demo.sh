@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Quick start (a): install dependencies, build, then profile the bundled demo
-# workload and show the result. DWARF call chains, so the stacks through
-# libc (built without frame pointers) reach main; -z keeps the file small.
+# Quick start (a): install what building and running sonde need, build the
+# CLI and the demo workload only (the suite is scripts/test.sh), then
+# profile the demo and show the result. DWARF call chains, so the stacks
+# through libc (built without frame pointers) reach main; -z keeps the file
+# small. Cold on a fresh Debian 12 VM (2 cores): see README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
+scripts/install-deps.sh --build
+SONDE_TARGETS="sonde sonde-demo-workload" scripts/build.sh -DBUILD_TESTING=OFF
 out=build/demo.data
 echo "== sonde record -z --call-graph dwarf -o $out -- build/demo/sonde-demo-workload 1"
 build/cli/sonde record -z --call-graph dwarf -o "$out" -- build/demo/sonde-demo-workload 1

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "util/text_join.h"
+
 namespace sonde::format {
 
 namespace {
@@ -14,7 +16,7 @@ using Bits = std::initializer_list<std::pair<uint64_t, const char*>>;
 std::string bit_names(uint64_t value, Bits names) {
   std::string out;
   for (const auto& [bit, name] : names)
-    if (value & bit) out += (out.empty() ? "" : "|") + std::string(name);
+    if (value & bit) append_separated(out, "|", name);
   return out;
 }
 
@@ -60,7 +62,7 @@ std::string branch_type_text(uint64_t v) {
                                            "NO_CYCLES", "TYPE_SAVE", "HW_INDEX", "PRIV_SAVE"};
   std::string out;
   for (size_t i = 0; i < std::size(kNames); ++i)
-    if (v & (1ULL << i)) out += (out.empty() ? "" : "|") + std::string(kNames[i]);
+    if (v & (1ULL << i)) append_separated(out, "|", kNames[i]);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "util/error.h"
+#include "util/text_join.h"
 
 namespace sonde::report {
 
@@ -43,7 +44,7 @@ std::vector<Field> parse_list(std::string_view text, const char* option) {
     auto it = std::find_if(kNames.begin(), kNames.end(), [&](const auto& n) { return n.first == name; });
     if (it == kNames.end()) {
       std::string known;
-      for (const auto& [n, f] : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
+      for (const auto& [n, f] : kNames) append_separated(known, ", ", n);
       if (std::string_view(option) == "--sort") throw_usage("unknown sort key '{}' (keys: {})", name, known);
       throw_usage("-F: unknown field '{}' (fields: {})", name, known);
     }

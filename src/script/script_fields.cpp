@@ -5,6 +5,7 @@
 
 #include "script/script_printer.h"
 #include "util/error.h"
+#include "util/text_join.h"
 
 namespace sonde::script {
 
@@ -47,7 +48,7 @@ uint32_t field_bit(std::string_view name) {
   for (const auto& [n, b] : kNames)
     if (n == name) return b;
   std::string known;
-  for (const auto& [n, b] : kNames) known += (known.empty() ? "" : ",") + std::string(n);
+  for (const auto& [n, b] : kNames) append_separated(known, ",", n);
   throw_usage("unknown field '{}' in -F (fields: {})", name, known);
 }
 
