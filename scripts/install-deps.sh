@@ -9,6 +9,7 @@ PACKAGES=(
   libzstd-dev zlib1g-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libprotozero-dev libbpf-dev clang llvm libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libcapstone-dev  # build-time: sonde annotate disassembles with capstone (loaded on first use)
   systemtap-sdt-dev linux-perf binutils liblzma-dev tmux
   golang-go chromium chromium-driver nodejs
 )
