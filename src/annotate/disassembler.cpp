@@ -77,7 +77,7 @@ std::string hex_numbers(const std::string& ops) {
 std::string objdump_mnemonic(const cs_insn& in) {
   static const char* const kBase[] = {"mov", "add", "sub", "and", "or", "xor", "cmp", "test", "push", "pop", "lea",
                                       "imul", "shr", "shl", "sar", "sal", "inc", "dec", "neg", "not", "adc", "sbb",
-                                      "xchg", "call", "jmp", "ret"};
+                                      "xchg", "call", "jmp", "ret", "movabs"};
   std::string m = in.mnemonic;
   if (m.size() < 3 || std::string_view("bwlq").find(m.back()) == std::string_view::npos) return m;
   std::string base = m.substr(0, m.size() - 1);

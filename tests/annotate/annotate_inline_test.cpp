@@ -51,6 +51,6 @@ TEST(AnnotateInline, PerLineTableAddsUpTheInlinedCopies) {
   EXPECT_NE(copies.find("mix() in second_caller"), std::string::npos) << copies;
   EXPECT_EQ(samples_per_line(r.out)[10], table) << r.out;
   // Each listing says where mix() was inlined.
-  EXPECT_NE(r.out.find("mix() inlined into first_caller at annotate_inline.c:17"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("mix() inlined into second_caller at annotate_inline.c:23"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mix() inlined into first_caller at annotate_inline.c:16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mix() inlined into second_caller at annotate_inline.c:22"), std::string::npos) << r.out;
 }
