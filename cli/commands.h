@@ -18,5 +18,6 @@ void register_convert(CLI::App& app, int& exit_code);
 void register_list(CLI::App& app, int& exit_code);
 void register_top(CLI::App& app, int& exit_code);
 void register_diff(CLI::App& app, int& exit_code);
+void register_annotate(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

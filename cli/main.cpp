@@ -22,6 +22,7 @@ constexpr Subcommand kSubcommands[] = {
     {"buildid-cache", sonde::cli::register_buildid_cache}, {"report", sonde::cli::register_report},
     {"convert", sonde::cli::register_convert},         {"list", sonde::cli::register_list},
     {"top", sonde::cli::register_top},                 {"diff", sonde::cli::register_diff},
+    {"annotate", sonde::cli::register_annotate},
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all

@@ -8,6 +8,7 @@ BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config xxd clang
   libelf-dev libdw-dev libdebuginfod-dev libzstd-dev zlib1g-dev liblzma-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libprotozero-dev libbpf-dev
+  libcapstone-dev  # sonde annotate disassembles with capstone (loaded on first use)
 )
 # The suite's oracles and tools: perf 6.1, readelf/eu-* and a debuginfod
 # server, GoogleTest/Benchmark, sys/sdt.h for the fixtures, the sanitizer and

@@ -1,0 +1,74 @@
+// One symbol's code, disassembled, with its cost per instruction and where
+// each instruction came from in the source (DWARF lines and inline scopes:
+// an inlined function's instructions name its own file and line, and the
+// call sites that brought it in).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "annotate/disassembler.h"
+#include "annotate/sample_hists.h"
+#include "symbol/object_locator.h"
+#include "symbol/symbolizer.h"
+
+namespace sonde::annotate {
+
+struct InlineStep {
+  std::string function;  // the inlined function
+  std::string call_file;
+  uint32_t call_line = 0;
+  bool operator==(const InlineStep&) const = default;
+};
+
+// A source position: file:line, inside these inlined calls (innermost first).
+struct SourcePlace {
+  std::string file;
+  uint32_t line = 0;
+  std::vector<InlineStep> inlined;
+  bool operator==(const SourcePlace&) const = default;
+};
+
+struct AnnotatedInsn {
+  Instruction insn;
+  std::string text;  // as objdump prints it, targets named <sym+0xOFF>
+  Hits self;
+  Hits children;     // samples below this call (call instructions only)
+  int place = -1;    // index into AnnotatedSymbol::places; -1: no line
+};
+
+struct AnnotatedSymbol {
+  const SymbolHist* hist = nullptr;
+  std::string object_path;  // the file the code was read from
+  std::vector<AnnotatedInsn> insns;
+  std::vector<SourcePlace> places;
+};
+
+class Annotator {
+ public:
+  // `symbolizer` names branch targets and gives the DWARF lines.
+  Annotator(Symbolizer& symbolizer, Syntax syntax);
+  ~Annotator();
+
+  // Throws sonde::Error (runtime, one line) when the symbol has no code
+  // sonde can read: object not found (and where it looked), build-id
+  // mismatch, kernel without a vmlinux, a symbol without bytes.
+  AnnotatedSymbol annotate(const SymbolHist& hist, bool with_lines);
+
+ private:
+  const ElfFile& binary_for(const SymbolHist& hist);
+  std::string target_text(const SymbolHist& hist, const Instruction& insn);
+  void add_places(AnnotatedSymbol& out);
+
+  Symbolizer& sym_;
+  Disassembler disasm_;
+  NoteList notes_;
+  std::unique_ptr<BuildIdCache> cache_;
+  std::unique_ptr<ObjectLocator> locator_;
+  std::map<std::string, LocatedObject> binaries_;  // by build-id, else path
+};
+
+}  // namespace sonde::annotate
