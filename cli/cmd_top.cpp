@@ -75,7 +75,7 @@ top::TopOptions top_options(const TopArgs& a) {
   o.stdio = a.stdio;
 
   std::string events;
-  for (const auto& e : a.events) events += (events.empty() ? "" : ",") + e;
+  for (const auto& e : a.events) { events += events.empty() ? "" : ","; events += e; }
   o.view.event = events.empty() ? "cpu-clock" : events;
   o.view.rate = fmt::format("{} Hz", o.record.freq.value_or(4000));
   o.view.target = a.pids.empty() ? "all CPUs" : "pid " + a.pids;

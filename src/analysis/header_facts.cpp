@@ -32,7 +32,7 @@ void pmu_caps(ByteReader& r, uint32_t nr, const std::string& pmu, std::string& o
   if (nr == 0) return void(out += fmt::format("# {} pmu capabilities: not available\n", pmu));
   out += fmt::format("# {} pmu capabilities: ", pmu);
   std::string cap;
-  for (uint32_t i = 0; i < nr && read_feature_string(r, cap); ++i) out += (i ? ", " : "") + cap;
+  for (uint32_t i = 0; i < nr && read_feature_string(r, cap); ++i) { out += i ? ", " : ""; out += cap; }
   out += '\n';
 }
 

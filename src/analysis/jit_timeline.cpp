@@ -67,7 +67,7 @@ void JitTimeline::place(Dump& d, uint64_t time, uint32_t pid, AddressSpace& spac
 
 std::string JitTimeline::note() const {
   std::string out;
-  for (const auto& p : problems_) out += (out.empty() ? "jitdump: " : "; ") + p;
+  for (const auto& p : problems_) { out += out.empty() ? "jitdump: " : "; "; out += p; }
   if (!same_clock_ && !dumps_.empty())
     out += std::string(out.empty() ? "" : "; ") +
            "the recording's clock is not the jitdump's (CLOCK_MONOTONIC): JIT code reused at one address is named "

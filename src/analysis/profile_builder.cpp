@@ -462,7 +462,7 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   p.arch = session.feature_string(kFeatArch).value_or("");
   p.cpu_desc = session.feature_string(kFeatCpuDesc).value_or("");
   if (auto cmd = session.feature_string_list(kFeatCmdline)) {
-    for (const auto& a : *cmd) p.cmdline += (p.cmdline.empty() ? "" : " ") + a;
+    for (const auto& a : *cmd) { p.cmdline += p.cmdline.empty() ? "" : " "; p.cmdline += a; }
   }
   p.cpus = decode_cpu_topology(session);
   if (!options.header_facts_of.empty()) p.header_facts = header_facts_text(session, reader, options.header_facts_of);

@@ -192,7 +192,7 @@ void print_cross_summary(const std::vector<AnnotatedSymbol>& syms, const EventHi
              syms.size(), ev.event);
   for (const auto& l : lines) {
     std::string copies;
-    for (const auto& c : l.copies) copies += (copies.empty() ? "" : ", ") + c;
+    for (const auto& c : l.copies) { copies += copies.empty() ? "" : ", "; copies += c; }
     fmt::print(out, " {:7.2f} {:8}  {}  {}\n", base ? 100.0 * double(value(l.self)) / double(base) : 0.0, l.self.samples,
                l.place, copies);
   }

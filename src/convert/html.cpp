@@ -161,7 +161,7 @@ void write_flame_page(const analysis::Profile& p, const HtmlOptions& opts, std::
   data += ",\"cmdline\":" + json_str(p.cmdline);
   data += ",\"otherEvents\":[";
   for (size_t i = 0; i < p.events.size(); ++i)
-    if (i != ev) data += (data.back() == '[' ? "" : ",") + json_str(p.events[i].name);
+    if (i != ev) { data += data.back() == '[' ? "" : ","; data += json_str(p.events[i].name); }
   data += "]";
 
   // Objects, then frames as parallel arrays: name, object index, kind
@@ -171,11 +171,11 @@ void write_flame_page(const analysis::Profile& p, const HtmlOptions& opts, std::
   data += ",\"dsos\":[";
   for (size_t i = 0; i < frames.size(); ++i) {
     auto [pos, fresh] = dso_index.try_emplace(frames[i].dso, static_cast<uint32_t>(dso_index.size()));
-    if (fresh) data += (pos->second ? "," : "") + json_str(frames[i].dso);
+    if (fresh) { data += pos->second ? "," : ""; data += json_str(frames[i].dso); }
     frame_dso[i] = pos->second;
   }
   data += "],\"names\":[";
-  for (size_t i = 0; i < frames.size(); ++i) data += (i ? "," : "") + json_str(frames[i].name);
+  for (size_t i = 0; i < frames.size(); ++i) { data += i ? "," : ""; data += json_str(frames[i].name); }
   data += "],\"frameDso\":[";
   for (size_t i = 0; i < frames.size(); ++i) fmt::format_to(it, "{}{}", i ? "," : "", frame_dso[i]);
   data += "],\"kinds\":[";

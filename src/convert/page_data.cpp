@@ -184,12 +184,12 @@ class PageJson {
     std::string dsos, files, names;
     for (size_t i = 0; i < frames.size(); ++i) {
       auto [dp, dfresh] = dso_index.try_emplace(frames[i].dso, static_cast<uint32_t>(dso_index.size()));
-      if (dfresh) dsos += (dp->second ? "," : "") + json_str(frames[i].dso);
+      if (dfresh) { dsos += dp->second ? "," : ""; dsos += json_str(frames[i].dso); }
       frame_dso[i] = dp->second;
       auto [fp, ffresh] = file_index.try_emplace(frames[i].file, static_cast<uint32_t>(file_index.size()));
-      if (ffresh) files += (fp->second ? "," : "") + json_str(frames[i].file);
+      if (ffresh) { files += fp->second ? "," : ""; files += json_str(frames[i].file); }
       frame_file[i] = fp->second;
-      names += (i ? "," : "") + json_str(frames[i].name);
+      names += i ? "," : ""; names += json_str(frames[i].name);
       kinds[i] = (frames[i].kernel ? 1 : 0) | (frames[i].resolved ? 0 : 2);
     }
     d_ += ",\"names\":[" + names + "],\"dsos\":[" + dsos + "],\"files\":[" + files + "]";
@@ -245,7 +245,8 @@ class PageJson {
       fmt::format_to(std::back_inserter(m_thread), "{}{}", sep, threads_.of_aggregate[m.aggregate]);
       fmt::format_to(std::back_inserter(m_event), "{}{}", sep, p_.samples[m.aggregate].event);
       fmt::format_to(std::back_inserter(m_node), "{}{}", sep, node_of(m.aggregate));
-      m_args += sep + json_str(m.args);
+      m_args += sep;
+      m_args += json_str(m.args);
     }
     d_ += ",\"markerTime\":[" + m_time + "],\"markerThread\":[" + m_thread + "],\"markerEvent\":[" + m_event +
           "],\"markerNode\":[" + m_node + "],\"markerArgs\":[" + m_args + "]";

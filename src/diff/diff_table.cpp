@@ -122,7 +122,7 @@ std::vector<EventDiff> compute_diff(const Profile& base, const Profile& now, con
   if (out.empty()) {
     auto names = [](const Profile& p) {
       std::string s;
-      for (const auto& e : p.events) s += (s.empty() ? "" : ", ") + e.name;
+      for (const auto& e : p.events) { s += s.empty() ? "" : ", "; s += e.name; }
       return s.empty() ? std::string("none") : s;
     };
     throw_runtime("diff: the recordings have no event in common (BASE: {}; NEW: {})", names(base), names(now));

@@ -75,7 +75,7 @@ sonde_sdt_site_spec to_spec(const SdtSite& s, uint32_t probe) {
 std::string candidates_text(const std::map<std::string, std::set<std::string>>& paths_by_name) {
   std::string out;
   for (const auto& [name, paths] : paths_by_name)
-    for (const auto& p : paths) out += (out.empty() ? "" : ", ") + name + "@" + p;
+    for (const auto& p : paths) { out += out.empty() ? "" : ", "; out += name + "@" + p; }
   return out;
 }
 

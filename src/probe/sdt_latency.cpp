@@ -43,7 +43,7 @@ void SdtLatency::require_hits(const std::string& input) const {
   for (const std::string* p : {&spec_.begin, &spec_.end}) {
     if (names.count(*p)) continue;
     std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    for (const auto& n : names) { list += list.empty() ? "" : ", "; list += n; }
     throw_runtime("sdt latency: no hit of {} in {} (probes recorded: {})", *p, input, list.empty() ? "none" : list);
   }
 }
