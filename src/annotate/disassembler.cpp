@@ -58,7 +58,11 @@ std::string hex_numbers(const std::string& ops) {
     if (number_here && !(c == '0' && i + 1 < ops.size() && ops[i + 1] == 'x')) {
       size_t end = i;
       while (end < ops.size() && std::isdigit(static_cast<unsigned char>(ops[end]))) ++end;
-      out += fmt::format("{:#x}", std::stoull(ops.substr(i, end - i)));
+      if (end - i > 18) {  // not a number capstone writes in decimal: keep it
+        out.append(ops, i, end - i);
+      } else {
+        out += fmt::format("{:#x}", std::stoull(ops.substr(i, end - i)));
+      }
       i = end, operand_start = false;
       continue;
     }
