@@ -9,14 +9,7 @@
   'use strict';
   const S = window.SondePage, M = S.model, D = S.D, V = S.views;
   const A = D.annotate || null;
-  const esc = S.esc;
-  function column(b64, Type) {
-    if (!b64) return new Type(0);
-    const bin = atob(b64);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return new Type(bytes.buffer);
-  }
+  const esc = S.esc, column = S.column;
   const byFrame = new Map();
   const R = {};
   if (A) {
