@@ -104,3 +104,25 @@ TEST_F(AnnotateVsPerf, HotLineAndInclusiveCostOnTheCall) {
     }
   EXPECT_EQ(call, 1u) << c.out;
 }
+
+// perf's filters and display flags: the same symbols, the same percentage
+// at every address (--asm-raw: objdump's continuation lines of long
+// instructions included).
+TEST_F(AnnotateVsPerf, FiltersAndDisplayFlagsMatch) {
+  auto rec = run({"perf", "record", "-q", "-e", "cpu-clock", "-F", "2000", "-o", dir_ / "p.data", bin_, "1000"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::vector<std::vector<std::string>> variants = {
+      {"--percent-limit", "5"}, {"-d", "annotate_loop"}, {"--asm-raw", "hot_loop"},
+      {"-M", "intel", "hot_loop"}, {"--no-source", "hot_loop"}, {"-P", "hot_loop"}};
+  for (const auto& extra : variants) {
+    std::vector<std::string> perf_cmd = {"perf", "annotate", "--stdio", "-i", dir_ / "p.data"};
+    std::vector<std::string> sonde_cmd = {sonde_bin(), "annotate", "--stdio", "-i", dir_ / "p.data"};
+    perf_cmd.insert(perf_cmd.end(), extra.begin(), extra.end());
+    sonde_cmd.insert(sonde_cmd.end(), extra.begin(), extra.end());
+    auto theirs = run(perf_cmd);
+    auto ours = run(sonde_cmd);
+    ASSERT_EQ(ours.exit_code, 0) << ours.err;
+    expect_same_percentages(theirs.out, ours.out, extra[0]);
+    EXPECT_EQ(parse_annotations(theirs.out).size(), parse_annotations(ours.out).size()) << extra[0];
+  }
+}
