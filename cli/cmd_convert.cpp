@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "analysis/directory_reader.h"
+#include "annotate/page_annotations.h"
 #include "commands.h"
 #include "reading_options.h"
 #include "convert/convert.h"
@@ -43,6 +44,7 @@ struct ConvertArgs {
   std::string time;
   SymbolArgs symbols;
   bool inline_frames = false;
+  size_t annotate_functions = 50;  // html: the annotate view's functions
   size_t max_stack = 0;
   bool comm_frame = false, pid_frame = false;
   std::string jit_maps;  // --jit-maps DIR (--to perf): where the perf maps of JIT code go
@@ -76,7 +78,7 @@ std::string no_samples_text(const ConvertArgs& a) {
 }
 
 void export_profile(convert::Format fmt, const analysis::Profile& p, const analysis::Timeline* timeline,
-                    const ConvertArgs& a, std::ostream& out) {
+                    const ConvertArgs& a, const std::string& annotate_json, std::ostream& out) {
   std::string name = a.input == "-" ? "stdin" : a.input.substr(a.input.rfind('/') + 1);
   switch (fmt) {
     case convert::Format::kPprof:
@@ -96,6 +98,7 @@ void export_profile(convert::Format fmt, const analysis::Profile& p, const analy
       convert::HtmlOptions ho;
       ho.title = name + (p.events.empty() ? "" : " (" + p.events[0].name + ")");
       ho.timeline = timeline;
+      ho.annotate_json = annotate_json;
       if (p.samples.empty()) ho.empty_reason = no_samples_text(a);
       convert::write_html(p, ho, out);
       break;
@@ -173,16 +176,25 @@ void run_convert(const ConvertArgs& a) {
     std::fprintf(stderr, "sonde convert: %zu events recorded; %s shows '%s' only (choose with --event)\n",
                  profile.events.size(), a.to.c_str(), profile.events[0].name.c_str());
 
+  // The page's annotate view: the hottest functions' code, lines and costs.
+  std::string annotate_json;
+  if (*fmt == convert::Format::kHtml && a.annotate_functions > 0 && !profile.samples.empty()) {
+    std::vector<std::string> notes;
+    annotate_json = annotate::page_annotations_json(profile, timeline ? &*timeline : nullptr, symbolizer,
+                                                    {.max_functions = a.annotate_functions}, notes);
+    for (const auto& note : notes) std::fprintf(stderr, "sonde convert: %s\n", note.c_str());
+  }
+
   // 3. Write.
   if (a.output == "-") {
-    export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, std::cout);
+    export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, std::cout);
     std::cout.flush();
     if (!std::cout) throw_runtime("cannot write to standard output");
     return;
   }
   // Removed unless committed, also when a signal ends the conversion.
   AtomicFile out(a.output, {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
-  export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, out.stream());
+  export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, out.stream());
   out.commit();
 }
 
@@ -206,6 +218,10 @@ void register_convert(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("--jit-maps", a->jit_maps,
                   "--to perf: write the perf maps of JIT code (from the recording's perf maps and jitdumps) to this "
                   "folder, e.g. /tmp where perf looks (default: OUTPUT.jit)");
+  cmd->add_option("--annotate-functions", a->annotate_functions,
+                  "html: embed the annotate view (instructions and source lines) of this many hottest functions "
+                  "(0: none)")
+      ->capture_default_str();
   cmd->add_flag("--comm-frame", a->comm_frame, "folded: start each stack with the command name");
   cmd->add_flag("--pid-frame", a->pid_frame, "folded: start each stack with COMM-PID");
   cmd->callback([a] { run_convert(*a); });

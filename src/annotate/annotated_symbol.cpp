@@ -43,7 +43,7 @@ const ElfFile& Annotator::binary_for(const SymbolHist& h) {
   auto it = binaries_.find(key);
   if (it == binaries_.end()) {
     LocatedObject found = h.dso.starts_with("[") ? locator_->find_pseudo(h.build_id, h.dso)
-                                                 : locator_->find_binary(h.build_id, h.dso, pid_t(h.pid));
+                                                 : locator_->find_symbols(h.build_id, h.dso, pid_t(h.pid));
     it = binaries_.emplace(key, std::move(found)).first;
   }
   const LocatedObject& found = it->second;
@@ -88,6 +88,26 @@ std::string Annotator::target_text(const SymbolHist& h, const Instruction& insn)
   return fmt::format("{:x} <{}+{:#x}>", to, name, off);
 }
 
+// objdump's comment for a %rip-relative operand: "4020 <sink>", a data
+// object's name, else the function there, else the address alone.
+std::string Annotator::data_text(const ElfFile& bin, const SymbolHist& h, uint64_t addr) {
+  auto it = data_.find(&bin);
+  if (it == data_.end()) {
+    // A separate debug file's .symtab names what the stripped object's cannot.
+    const ElfFile* names = &bin;
+    for (const auto& [key, found] : binaries_)
+      if (found.binary.get() == &bin && found.debug) names = found.debug.get();
+    it = data_.emplace(&bin, DataSymbols(*names)).first;
+  }
+  if (auto name = it->second.name_at(addr)) return fmt::format("{:x} <{}>", addr, *name);
+  Instruction at;
+  at.target = addr;
+  std::string text = target_text(h, at);
+  if (text.find('<') != std::string::npos) return text;
+  if (auto name = it->second.name_at(addr, false)) return fmt::format("{:x} <{}>", addr, *name);
+  return text;
+}
+
 void Annotator::add_places(AnnotatedSymbol& out) {
   const SymbolHist& h = *out.hist;
   std::vector<InlineFrame> frames;
@@ -119,11 +139,7 @@ AnnotatedSymbol Annotator::annotate(const SymbolHist& h, bool with_lines) {
   for (auto& insn : disasm_.disassemble(code, h.symbol_addr)) {
     AnnotatedInsn ai;
     ai.text = instruction_text(insn, insn.target ? target_text(h, insn) : std::string());
-    if (insn.rip_target) {  // objdump's comment: what a %rip-relative operand points at
-      Instruction at = insn;
-      at.target = insn.rip_target;
-      ai.text += "        # " + target_text(h, at);
-    }
+    if (insn.rip_target) ai.text += "        # " + data_text(bin, h, *insn.rip_target);
     const uint64_t begin = insn.addr - h.symbol_addr, end = begin + insn.size;
     for (auto it = h.self.lower_bound(begin); it != h.self.end() && it->first < end; ++it) ai.self += it->second;
     for (auto it = h.children.lower_bound(begin); it != h.children.end() && it->first < end; ++it)

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "annotate/data_symbols.h"
 #include "annotate/disassembler.h"
 #include "annotate/sample_hists.h"
 #include "symbol/object_locator.h"
@@ -61,6 +62,7 @@ class Annotator {
  private:
   const ElfFile& binary_for(const SymbolHist& hist);
   std::string target_text(const SymbolHist& hist, const Instruction& insn);
+  std::string data_text(const ElfFile& bin, const SymbolHist& hist, uint64_t addr);
   void add_places(AnnotatedSymbol& out);
 
   Symbolizer& sym_;
@@ -69,6 +71,7 @@ class Annotator {
   std::unique_ptr<BuildIdCache> cache_;
   std::unique_ptr<ObjectLocator> locator_;
   std::map<std::string, LocatedObject> binaries_;  // by build-id, else path
+  std::map<const ElfFile*, DataSymbols> data_;      // per binary, on first use
 };
 
 }  // namespace sonde::annotate

@@ -58,7 +58,11 @@ std::string hex_numbers(const std::string& ops) {
     if (number_here && !(c == '0' && i + 1 < ops.size() && ops[i + 1] == 'x')) {
       size_t end = i;
       while (end < ops.size() && std::isdigit(static_cast<unsigned char>(ops[end]))) ++end;
-      out += fmt::format("{:#x}", std::stoull(ops.substr(i, end - i)));
+      if (end - i > 18) {  // not a number capstone writes in decimal: keep it
+        out.append(ops, i, end - i);
+      } else {
+        out += fmt::format("{:#x}", std::stoull(ops.substr(i, end - i)));
+      }
       i = end, operand_start = false;
       continue;
     }
@@ -77,11 +81,11 @@ std::string hex_numbers(const std::string& ops) {
 std::string objdump_mnemonic(const cs_insn& in) {
   static const char* const kBase[] = {"mov", "add", "sub", "and", "or", "xor", "cmp", "test", "push", "pop", "lea",
                                       "imul", "shr", "shl", "sar", "sal", "inc", "dec", "neg", "not", "adc", "sbb",
-                                      "xchg", "call", "jmp", "ret", "movabs"};
+                                      "xchg", "call", "jmp", "ret", "movabs", "div", "idiv", "mul", "bsf", "bsr"};
   std::string m = in.mnemonic;
   if (m.size() < 3 || std::string_view("bwlq").find(m.back()) == std::string_view::npos) return m;
   std::string base = m.substr(0, m.size() - 1);
-  if (std::find(std::begin(kBase), std::end(kBase), base) == std::end(kBase)) return m;
+  if (std::find(std::begin(kBase), std::end(kBase), base) == std::end(kBase) && !base.starts_with("cmov")) return m;
   if (base == "ret" || base == "call" || base == "jmp") return base;
   const cs_x86& x = in.detail->x86;
   for (uint8_t i = 0; i < x.op_count; ++i)

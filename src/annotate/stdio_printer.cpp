@@ -92,16 +92,22 @@ void print_text_line(std::FILE* out, int addr_width, const std::string& number, 
 }
 
 // objdump's "ADDR:\tINSN" after perf expands the tab (stops every 8
-// columns from the address), with the bytes first for --asm-raw.
-std::string instruction_column(const AnnotatedInsn& ai, int addr_width, bool asm_raw) {
-  std::string s = fmt::format("{:x}:", ai.insn.addr);
+// columns from the address). --asm-raw: first the bytes, 7 a line in a
+// 21-column field, as objdump; `from` is where this line's bytes start
+// (a longer instruction continues on lines of its bytes only).
+constexpr size_t kRawBytesPerLine = 7;
+std::string instruction_column(const AnnotatedInsn& ai, int addr_width, bool asm_raw, size_t from = 0) {
+  std::string s = fmt::format("{:x}:", ai.insn.addr + from);
   const size_t pad = s.size() < size_t(addr_width) + 1 ? size_t(addr_width) + 1 - s.size() : 0;
   auto tab = [&s] { s.append(8 - s.size() % 8, ' '); };
   tab();
-  if (asm_raw) {
-    for (uint8_t b : ai.insn.bytes) s += fmt::format("{:02x} ", b);
-    tab();
-  }
+  if (!asm_raw) return std::string(pad, ' ') + s + ai.text;
+  std::string bytes;
+  for (size_t i = from; i < ai.insn.bytes.size() && i < from + kRawBytesPerLine; ++i)
+    bytes += fmt::format("{:02x} ", ai.insn.bytes[i]);
+  if (from > 0) return std::string(pad, ' ') + s + bytes.substr(0, bytes.size() - 1);
+  s += fmt::format("{:<21}", bytes);
+  tab();
   return std::string(pad, ' ') + s + ai.text;
 }
 
@@ -151,6 +157,11 @@ void print_stdio(const AnnotatedSymbol& sym, const EventHists& ev, const PrintOp
     if (ai.children.samples && ai.insn.is_call)
       line += fmt::format("\t# inclusive {:.2f}%", inclusive_percent(ai.children, h, ev, opts.percent_type));
     fmt::print(out, "{}\n", line);
+    // objdump's continuation lines of a long instruction's bytes: perf
+    // lists them as instructions of their own (no sample starts there).
+    for (size_t from = kRawBytesPerLine; opts.asm_raw && from < ai.insn.bytes.size(); from += kRawBytesPerLine)
+      fmt::print(out, " {:>7} :   {}\n", opts.show_samples ? "0" : "0.00",
+                 instruction_column(ai, addr_width, true, from));
   }
 }
 

@@ -62,6 +62,7 @@ struct HtmlOptions {
   // Without a baseline: the analysis page (timeline and views, page/*.js).
   const analysis::Timeline* timeline = nullptr;  // null: one bin, no markers
   std::string empty_reason;  // the page says this (an empty recording)
+  std::string annotate_json;  // the annotate view's data (annotate/page_annotations.h)
 };
 // html: one self-contained page. With a baseline, a differential flame graph
 // and a top-functions table; else the analysis page: header facts, a

@@ -109,7 +109,7 @@ std::string html_text(std::string_view s) {
 }
 
 void write_analysis_page(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out) {
-  PageFacts facts{opts.title, opts.event, opts.empty_reason};
+  PageFacts facts{opts.title, opts.event, opts.empty_reason, opts.annotate_json};
   std::string data = page_data_json(p, opts.timeline, facts);
   std::string safe_data;
   safe_data.reserve(data.size() + 64);

@@ -299,7 +299,9 @@ std::string page_data_json(const analysis::Profile& p, const analysis::Timeline*
   j.rows();
   j.markers();
   j.intervals();
-  return j.take();
+  std::string data = j.take();
+  if (!facts.annotate_json.empty()) data.insert(data.size() - 1, ",\"annotate\":" + facts.annotate_json);
+  return data;
 }
 
 }  // namespace sonde::convert

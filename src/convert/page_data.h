@@ -21,6 +21,7 @@ struct PageFacts {
   std::string title;
   std::string shown_event;  // the event the flame graph starts with ("" : the first)
   std::string empty_reason;  // non-empty: the page says this instead of views
+  std::string annotate_json;  // the annotate view's data (annotate/page_annotations.h), "" for none
 };
 
 // The JSON text (not yet made safe for a <script> element). `timeline` may

@@ -17,10 +17,10 @@ struct Annotation {
 
 // Every annotation in `text`, in order.
 inline std::vector<Annotation> parse_annotations(const std::string& text) {
-  static const std::regex insn(R"(^ +([0-9]+\.[0-9]+) : +([0-9a-f]+):)");
+  static const std::regex insn(R"(^ +([0-9]+(?:\.[0-9]+)?) : +([0-9a-f]+):)");
   std::vector<Annotation> out;
   for (const auto& l : lines(text)) {
-    if (l.starts_with(" Percent |")) {
+    if (l.starts_with(" Percent |") || l.starts_with(" Samples |")) {
       out.push_back({l, {}});
       continue;
     }

@@ -2,6 +2,8 @@
 // operands without blanks, direct targets kept as addresses.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "annotate/disassembler.h"
 
 using namespace sonde::annotate;
@@ -40,4 +42,23 @@ TEST(Disassembler, UndecodableBytesBecomeOneByteBadInstructions) {
   EXPECT_TRUE(insns[0].bad);
   EXPECT_EQ(insns[0].size, 1u);
   EXPECT_EQ(insns[1].addr, 0x11u);
+}
+
+// What fuzz/fuzz_disassemble.cpp checks, on a fixed sample of random bytes:
+// every byte belongs to one instruction, in order, in both syntaxes.
+TEST(Disassembler, RandomBytesAreCoveredInOrder) {
+  std::mt19937 rng(27);
+  std::vector<uint8_t> code(64 * 1024);
+  for (auto& b : code) b = uint8_t(rng());
+  for (Syntax syntax : {Syntax::kAtt, Syntax::kIntel}) {
+    Disassembler d(syntax);
+    uint64_t end = 0x400000;
+    for (const auto& insn : d.disassemble(code, 0x400000)) {
+      ASSERT_EQ(insn.addr, end);
+      ASSERT_GT(insn.size, 0u);
+      end += insn.size;
+      (void)instruction_text(insn, "400000 <f>");
+    }
+    EXPECT_EQ(end, 0x400000 + code.size());
+  }
 }

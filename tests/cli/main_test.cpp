@@ -15,7 +15,7 @@ TEST(CommandLine, UnknownCommandIsNamedWithTheCommandsThereAre) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
             "sonde: unknown command 'recrod' (commands: record, script, buildid-list, sdt, buildid-cache, report, "
-            "convert, list, top, diff; see sonde --help)\n");
+            "convert, list, top, diff, annotate; see sonde --help)\n");
 }
 
 TEST(CommandLine, NoCommandIsAUsageError) {

@@ -155,6 +155,7 @@
     const r = canvas.getBoundingClientRect();
     const i = F.nodeAt(ev.clientX - r.left, ev.clientY - r.top);
     if (i >= 0) F.zoomTo(i);
+    if (i > 0 && S.views) S.views.annotateOf = M.frame[i];  // the annotate tab shows the clicked function
   });
 
   // The labels of the boxes drawn (names, with file:line when the page has lines).

@@ -17,6 +17,7 @@
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     return new Type(bytes.buffer);
   }
+  S.column = column;  // for the annotate view's columns
 
   const M = (S.model = {});
   M.N = D.nodes || 0;

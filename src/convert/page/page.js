@@ -60,7 +60,7 @@
   // ---- Views and tabs ------------------------------------------------------------
   let view = 'flame';
   const dirty = new Set();
-  const render = { flame: () => F.draw(), calltree: V.calltree, bottomup: V.bottomup, callers: V.callers, top: V.top };
+  const render = { flame: () => F.draw(), calltree: V.calltree, bottomup: V.bottomup, callers: V.callers, top: V.top, annotate: V.annotate };
   function renderView(name) {
     render[name]();
     dirty.delete(name);
@@ -128,7 +128,7 @@
   search.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') { clearTimeout(searchTimer); runSearch(); } });
 
   // ---- Tables: pointer and keys --------------------------------------------------
-  function showCallers(f) { V.callersOf = f; dirty.add('callers'); show('callers'); }
+  function showCallers(f) { V.callersOf = f; V.annotateOf = f; dirty.add('callers'); dirty.add('annotate'); show('callers'); }
   function toggle(tr, open) {
     const table = tr.closest('table');
     if (!table) return;
@@ -166,7 +166,7 @@
   });
 
   // ---- Page keys -----------------------------------------------------------------
-  const views = ['flame', 'calltree', 'bottomup', 'callers', 'top'];
+  const views = ['flame', 'calltree', 'bottomup', 'callers', 'top', 'annotate'];
   document.addEventListener('keydown', (ev) => {
     const typing = ev.target === search || ev.target === kindSel;
     if (ev.key === 'Escape') {
@@ -178,7 +178,7 @@
     if ((ev.ctrlKey || ev.metaKey) && ev.key === 'f') { ev.preventDefault(); search.focus(); return; }
     if (typing || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.key === '/') { ev.preventDefault(); search.focus(); }
-    else if (ev.key >= '1' && ev.key <= '5') {
+    else if (ev.key >= '1' && ev.key <= '6') {
       show(views[Number(ev.key) - 1]);
       const first = document.querySelector(`#view-${views[Number(ev.key) - 1]} tbody tr`);
       if (first && view !== 'flame') first.focus();
@@ -231,6 +231,8 @@
       flame: flameState(),
     }),
     hits: (name) => document.querySelectorAll(`#view-${name} .hit`).length,
+    annotate: () => V.annotateState,
+    showAnnotate: (name) => { const f = M.names.indexOf(name); if (f >= 0) V.annotateOf = f; dirty.add('annotate'); show('annotate'); return V.annotateState; },
     percentOf: (name) => F.percentOf(name),
     coldOf: (name) => F.coldOf(name),
     flameLabels: () => F.drawnLabels(),

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Drives the annotate view of sonde's analysis page in headless Chromium
+// with real input events: a click on FUNCTION's row in the top-functions
+// table (key 5), then the Annotate tab (key 6); then a drag over the first
+// tenth of the timeline. Prints one JSON object: what the view showed.
+// usage: NODE_PATH=tests/convert/js/node_modules node annotate_browser.js PAGE.html FUNCTION
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+async function main() {
+  const [pagePath, fn] = process.argv.slice(2);
+  const exe = process.env.SONDE_CHROMIUM || '/usr/bin/chromium';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sonde-chromium-'));
+  const browser = await chromium.launchPersistentContext(dir, {
+    executablePath: exe, headless: true, viewport: { width: 1400, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  const out = {};
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto('file://' + path.resolve(pagePath));
+    await page.locator('#title').click();
+    await page.keyboard.press('5');
+    await page.locator(`#top tbody tr:has(td.name:text-is("${fn}"))`).first().click();
+    await page.locator('#title').click();
+    await page.keyboard.press('6');
+    out.view = (await page.evaluate(() => window.sondePage.state())).view;
+    out.annotate = await page.evaluate(() => window.sondePage.annotate());
+    const lineRows = page.locator('#annotate-lines tbody tr');
+    out.firstLine = (await lineRows.count()) ? (await lineRows.first().innerText()).replace(/\s+/g, ' ').trim() : '';
+    out.instructions = await page.locator('#annotate-insns tbody tr[data-addr]').count();
+    out.calls = await page.locator('#annotate-insns tbody tr[data-addr]').evaluateAll(
+      (rows) => rows.filter((r) => r.children[2].textContent !== '').map((r) => r.children[4].textContent + ' ' + r.children[2].textContent));
+    // A range: the view follows the selection.
+    const lanes = await page.locator('#lanes').boundingBox();
+    const y = lanes.y + 30;
+    await page.mouse.move(lanes.x + 2, y);
+    await page.mouse.down();
+    await page.mouse.move(lanes.x + lanes.width * 0.1, y, { steps: 5 });
+    await page.mouse.up();
+    out.afterDrag = await page.evaluate(() => window.sondePage.annotate());
+    out.errors = errors;
+  } finally {
+    await browser.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(JSON.stringify(out));
+}
+main().catch((e) => { process.stderr.write(String(e.stack || e) + '\n'); process.exit(1); });
