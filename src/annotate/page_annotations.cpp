@@ -234,8 +234,10 @@ std::string function_json(const PageFunction& f, SourceFiles& sources) {
     insns += fmt::format("{}[\"{:x}\",{},{},{}]", k ? "," : "", ai.insn.addr, json_str(ai.text), ai.place,
                          ai.insn.is_call ? 1 : 0);
   }
-  for (size_t k = 0; k < f.code.places.size(); ++k)
-    places += (k ? "," : "") + place_json(f.code, f.code.places[k], sources);
+  for (size_t k = 0; k < f.code.places.size(); ++k) {
+    places += k ? "," : "";
+    places += place_json(f.code, f.code.places[k], sources);
+  }
   return fmt::format("{{\"frame\":{},\"name\":{},\"dso\":{},\"first\":{},\"insns\":[{}],\"places\":[{}]}}", f.frame,
                      json_str(f.hist.name), json_str(f.hist.dso), f.first, insns, places);
 }
@@ -269,7 +271,10 @@ std::string page_annotations_json(const analysis::Profile& p, const analysis::Ti
   SourceFiles sources;
   std::string out = fmt::format("{{\"limit\":{},\"truncated\":{},\"functions\":[", opts.max_functions,
                                 c.truncated ? "true" : "false");
-  for (size_t i = 0; i < fns.size(); ++i) out += (i ? "," : "") + function_json(fns[i], sources);
+  for (size_t i = 0; i < fns.size(); ++i) {
+    out += i ? "," : "";
+    out += function_json(fns[i], sources);
+  }
   out += fmt::format("],\"rows\":{}", c.bin.size());
   append_column(out, "bin", c.bin);
   append_column(out, "thread", c.thread);
