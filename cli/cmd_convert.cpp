@@ -23,11 +23,13 @@
 #include "jit/jit_files.h"
 #include "format/stream_reader.h"
 #include "analysis/profile_builder.h"
+#include "analysis/reading_outcome.h"
 #include "analysis/sample_times.h"
 #include "analysis/timeline.h"
 #include "probe/sdt_format.h"
 #include "symbol/symbolizer.h"
 #include "util/atomic_file.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 #include "util/parse_int.h"
 
@@ -63,10 +65,10 @@ void check_output_dir(const std::string& out) {
 void write_jit_maps(const ConvertArgs& a, const std::vector<std::string>& jitdumps) {
   const std::string dir = a.jit_maps.empty() ? jit::jit_dir_for(a.output) : a.jit_maps;
   convert::PerfJitMaps maps = convert::write_perf_jit_maps(jitdumps, a.input, dir);
-  for (const auto& n : maps.notes) std::fprintf(stderr, "sonde convert: %s\n", n.c_str());
+  for (const auto& n : maps.notes) note(std::string_view(n));
   if (!maps.written.empty() && dir != "/tmp")
-    std::fprintf(stderr, "sonde convert: %zu perf maps of JIT code written to %s/: perf and Hotspot read them as "
-                 "/tmp/perf-PID.map (copy them there, or use --jit-maps /tmp)\n", maps.written.size(), dir.c_str());
+    note("{} perf maps of JIT code written to {}/: perf and Hotspot read them as /tmp/perf-PID.map (copy them "
+         "there, or use --jit-maps /tmp)", maps.written.size(), dir);
 }
 
 bool has_filters(const ConvertArgs& a) {
@@ -140,9 +142,7 @@ void run_convert(const ConvertArgs& a) {
     auto reader = analysis::open_input(a.input);
     std::vector<std::string> jitdumps;
     convert::write_perf_file(*reader, po.filter, a.output, &jitdumps);
-    if (reader->truncated_bytes())
-      std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
-                   (unsigned long long)reader->truncated_bytes());
+    analysis::conclude_reading(analysis::outcome_of(*reader), a.input);
     write_jit_maps(a, jitdumps);
     return;
   }
@@ -164,17 +164,16 @@ void run_convert(const ConvertArgs& a) {
   if (collector) timeline = collector->finish();
   // An empty recording's page says so; other formats have nothing to write,
   // and an input cut short (not a recording without samples) is an error.
-  if (profile.samples.empty() && (*fmt != convert::Format::kHtml || profile.truncated_bytes))
+  // A malformed record: no output file (reading_outcome.h's policy).
+  analysis::throw_if_stopped(profile.outcome, a.input);
+  if (profile.samples.empty() && (*fmt != convert::Format::kHtml || profile.outcome.truncated_bytes))
     throw_runtime("convert: {}", no_samples_text(a));
-  if (profile.samples.empty())
-    std::fprintf(stderr, "sonde convert: %s; the page says so\n", no_samples_text(a).c_str());
-  if (profile.truncated_bytes)
-    std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
-                 (unsigned long long)profile.truncated_bytes);
-  for (const auto& note : profile.notes) std::fprintf(stderr, "sonde convert: %s\n", note.c_str());
+  if (profile.samples.empty()) note("{}; the page says so", no_samples_text(a));
+  analysis::conclude_reading(profile.outcome, a.input);
+  for (const auto& n : profile.notes) note(std::string_view(n));
   if (profile.events.size() > 1 && *fmt == convert::Format::kFolded)
-    std::fprintf(stderr, "sonde convert: %zu events recorded; %s shows '%s' only (choose with --event)\n",
-                 profile.events.size(), a.to.c_str(), profile.events[0].name.c_str());
+    note("{} events recorded; {} shows '{}' only (choose with --event)", profile.events.size(), a.to,
+         profile.events[0].name);
 
   // The page's annotate view: the hottest functions' code, lines and costs.
   std::string annotate_json;

@@ -20,6 +20,8 @@
 #include "jit/jit_files.h"
 #include "record/recorder.h"
 #include "util/error.h"
+#include "kernel/process_limits.h"
+#include "util/diagnostics.h"
 #include "util/fs.h"
 #include "util/parse_int.h"
 
@@ -199,12 +201,14 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
     o.extensions.push_back(std::move(keeper));
   }
   // SDT: `-e %provider:event[@path]` specs are served by the probe module.
-  o.extension_factory = [](const std::vector<std::string>& specs) {
+  // The one cache root: --buildid-dir, as for the binaries kept above.
+  o.extension_factory = [root = BuildIdCache::default_root(a.buildid_dir)](const std::vector<std::string>& specs) {
     std::vector<std::unique_ptr<record::RecordExtension>> out;
-    out.push_back(std::make_unique<probe::SdtExtension>(specs, probe::ProbeCache::default_root()));
+    out.push_back(std::make_unique<probe::SdtExtension>(specs, root));
     return out;
   };
 
+  kernel::raise_open_file_limit();  // the process-wide limit is the CLI's to change
   auto s = record::record(o);
   if (!o.quiet) {
     std::string packed;
@@ -270,7 +274,7 @@ void register_record(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("-z,--compress", a->compress, "Compress what is recorded with zstd (level 1), as perf record -z");
   auto* level = cmd->add_option("--compression-level", a->compression_level, "zstd level 1..22 (implies -z)");
-  cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
+  cmd->add_flag("-q,--quiet", a->quiet, "No summary line, no warnings");
   cmd->add_flag("-v,--verbose", a->verbose, "One stderr line per event opened (kernel id included) and for the output file");
   cmd->add_flag("-s,--stat", a->per_thread_counts,
                 "Per-thread counts (inherit_stat: a READ record per exiting thread; perf report -T shows them)");
@@ -307,6 +311,7 @@ void register_record(CLI::App& app, int& exit_code) {
       "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
       "or command, event not supported, output not writable). Input errors never create the output file.");
   cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, threads, &exit_code] {
+    set_diagnostics_quiet(a->quiet);
     a->threads_given = threads->count() > 0;
     a->thresh_given = thresh->count() > 0;
     a->switch_given = switch_output->count() > 0;

@@ -12,7 +12,9 @@
 #include "probe/sdt_latency.h"
 #include "probe/sdt_spec.h"
 #include "probe/sdt_stats.h"
+#include "analysis/reading_outcome.h"
 #include "analysis/recording_walker.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -150,15 +152,16 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   auto json = std::make_shared<std::string>("text");
   stats->add_option("--format", *json, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   stats->callback([input, globs, json] {
+    set_diagnostics_prefix("sonde sdt stats");
     auto reader = analysis::open_input(*input);
     analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
     probe::SdtStats st;
     walker.run([&](const format::Sample& s) { st.add(s); });
-    if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *input, walker.stats().stop_error);
     std::string text = *json == "json" ? st.format_json(*globs) : st.format(*globs);
     std::fwrite(text.data(), 1, text.size(), stdout);
-    if (!st.any(*globs))
-      std::fprintf(stderr, "sonde sdt stats: no SDT probe hits%s in %s\n", globs->empty() ? "" : " match", input->c_str());
+    if (std::fflush(stdout) != 0) throw_runtime("cannot write the output: {}", errno_text(errno));
+    if (!st.any(*globs)) note("no SDT probe hits{} in {}", globs->empty() ? "" : " match", *input);
+    analysis::conclude_reading(analysis::outcome_of(*reader), *input);
   });
 
   auto* latency = sdt->add_subcommand(
@@ -171,15 +174,17 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   latency->add_option("begin", lat->begin, "%PROVIDER:EVENT that starts an interval")->required();
   latency->add_option("end", lat->end, "%PROVIDER:EVENT that ends it")->required();
   latency->callback([lat, lat_input, key] {
+    set_diagnostics_prefix("sonde sdt latency");
     lat->key_arg = probe::parse_latency_key(*key);
     probe::SdtLatency l(*lat);  // checks the names before the input is read
     auto reader = analysis::open_input(*lat_input);
     analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
     walker.run([&](const format::Sample& s) { l.add(s); });
-    if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *lat_input, walker.stats().stop_error);
+    analysis::throw_if_stopped(analysis::outcome_of(walker.stats()), *lat_input);
     l.require_hits(*lat_input);
     std::string text = l.format();
     std::fwrite(text.data(), 1, text.size(), stdout);
+    analysis::conclude_reading(analysis::outcome_of(*reader), *lat_input);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 
+#include "kernel/process_limits.h"
 #include "commands.h"
 #include "reading_options.h"
 #include "report/report_table.h"
@@ -104,7 +105,11 @@ void register_top(CLI::App& app, int& exit_code) {
       "Keys: Up/Down or k/j move, Enter or g call graph, c children/self, t/p/d zoom into the thread/process/"
       "object of the selected row (again: zoom out), h or ? help, q quit. Each refresh shows the samples of the "
       "last interval. Exit status: 0 (q, Ctrl-C, --iterations), 2 for malformed options, 1 when recording cannot start.");
-  cmd->callback([a, &exit_code] { exit_code = top::run_top(top_options(*a)); });
+  cmd->callback([a, &exit_code] {
+    top::TopOptions o = top_options(*a);
+    kernel::raise_open_file_limit();  // the process-wide limit is the CLI's to change
+    exit_code = top::run_top(std::move(o));
+  });
 }
 
 }  // namespace sonde::cli

@@ -22,7 +22,7 @@
 #include "convert/html_assets.h"  // generated: kTemplateHtml, kFlamegraphJs
 #include "convert/page_assets.h"  // generated: kPageHtml, kPageJs
 #include "convert/page_data.h"
-#include "format/offcpu_event.h"
+#include "format/event_kind.h"
 #include "util/error.h"
 
 namespace sonde::convert {
@@ -154,9 +154,9 @@ void write_flame_page(const analysis::Profile& p, const HtmlOptions& opts, std::
 
   data += "{\"title\":" + json_str(opts.title);
   data += ",\"event\":" + json_str(event ? event->name : "");
-  data += ",\"unit\":" + json_str(event ? event->unit : "events");
+  data += ",\"unit\":" + json_str(event ? event->unit() : "events");
   // Off-CPU time is drawn in cold colours (flamegraph.js).
-  data += std::string(",\"cold\":") + (event && format::is_offcpu_event_name(event->name) ? "true" : "false");
+  data += std::string(",\"cold\":") + (event && format::is_offcpu(event->kind) ? "true" : "false");
   data += ",\"host\":" + json_str(p.hostname);
   data += ",\"cmdline\":" + json_str(p.cmdline);
   data += ",\"otherEvents\":[";

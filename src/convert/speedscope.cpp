@@ -72,7 +72,7 @@ void write_speedscope(const analysis::Profile& p, const SpeedscopeOptions& opts,
   for (auto& [key, t] : threads) {
     auto [ev, pid, tid] = key;
     const auto& event = p.events[ev];
-    const bool time = event.unit == "nanoseconds";
+    const bool time = format::is_time(event.kind);
     // Merge the thread's aggregates that differ only by cpu.
     std::sort(t.samples.begin(), t.samples.end(),
               [&](uint32_t a, uint32_t b) { return p.samples[a].first_time < p.samples[b].first_time; });

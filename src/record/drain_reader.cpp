@@ -7,11 +7,14 @@
 #include "format/perf_abi.h"
 #include "format/records.h"
 #include "format/uapi/perf_event.h"
-#include "record/sample_cut.h"
+#include "format/sample_edit.h"
 
 namespace sonde::record {
 
 namespace {
+
+using format::cut_user_stack;
+using format::sample_id_of;
 
 // Without records, a marker at least this often (the extensions' produce()
 // runs at each; the recorder promises every 100 ms).
