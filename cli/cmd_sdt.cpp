@@ -50,13 +50,8 @@ struct SdtOptions {
   bool deps = false;
 };
 
-}  // namespace
-
-void register_sdt(CLI::App& app, int& /*exit_code*/) {
-  auto* sdt = app.add_subcommand("sdt", "SDT (USDT) probes: the probe cache, and hit/argument statistics of a recording");
-  sdt->require_subcommand(1);
-  auto opts = std::make_shared<SdtOptions>();
-
+// `sdt add PATH... [--deps]`: scan and cache.
+void add_sdt_add(CLI::App* sdt, const std::shared_ptr<SdtOptions>& opts) {
   auto* add = sdt->add_subcommand("add", "Scan binaries for SDT probes and cache them by build-id");
   add->add_option("paths", opts->paths, "ELF files")->required();
   add->add_flag("--deps", opts->deps, "Also scan the shared libraries they need (DT_NEEDED)");
@@ -85,7 +80,10 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
           if (auto p = probe::find_needed_library(n, f)) todo.push_back(*p);
     }
   });
+}
 
+// `sdt list [PATH... | %PROVIDER[:EVENT]]`.
+void add_sdt_list(CLI::App* sdt, const std::shared_ptr<SdtOptions>& opts) {
   auto* list = sdt->add_subcommand(
       "list", "List probe sites: of the given binaries, of %PROVIDER[:EVENT] in the cache, or all cached");
   list->add_option("what", opts->paths, "PATH... or %PROVIDER[:EVENT]");
@@ -130,7 +128,10 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
     }
     out.write();
   });
+}
 
+// `sdt remove PATH|BUILDID`.
+void add_sdt_remove(CLI::App* sdt, const std::shared_ptr<SdtOptions>& opts) {
   auto* remove = sdt->add_subcommand("remove", "Remove a binary's probes from the cache (by path or build-id)");
   remove->add_option("what", opts->paths, "PATH or BUILDID")->required();
   remove->add_option("--buildid-dir", opts->buildid_dir, "Cache folder (default $SONDE_BUILDID_DIR or ~/.debug)");
@@ -142,7 +143,10 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
       std::printf("removed %s (%zu cache entr%s)\n", w.c_str(), n, n == 1 ? "y" : "ies");
     }
   });
+}
 
+// `sdt stats`: hits and argument statistics of a recording.
+void add_sdt_stats(CLI::App* sdt) {
   auto* stats = sdt->add_subcommand(
       "stats", "Per probe of a recording: hits, and per argument count, min, max, mean and a histogram");
   auto input = std::make_shared<std::string>("sonde.data");
@@ -163,7 +167,10 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
     if (!st.any(*globs)) note("no SDT probe hits{} in {}", globs->empty() ? "" : " match", *input);
     analysis::conclude_reading(analysis::outcome_of(*reader), *input);
   });
+}
 
+// `sdt latency BEGIN END`: intervals between matched hits.
+void add_sdt_latency(CLI::App* sdt) {
   auto* latency = sdt->add_subcommand(
       "latency", "Time from each hit of BEGIN to the matching hit of END (per thread, or by an argument)");
   auto lat = std::make_shared<probe::LatencySpec>();
@@ -186,6 +193,19 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     analysis::conclude_reading(analysis::outcome_of(*reader), *lat_input);
   });
+}
+
+}  // namespace
+
+void register_sdt(CLI::App& app, int& /*exit_code*/) {
+  auto* sdt = app.add_subcommand("sdt", "SDT (USDT) probes: the probe cache, and hit/argument statistics of a recording");
+  sdt->require_subcommand(1);
+  auto opts = std::make_shared<SdtOptions>();
+  add_sdt_add(sdt, opts);
+  add_sdt_list(sdt, opts);
+  add_sdt_remove(sdt, opts);
+  add_sdt_stats(sdt);
+  add_sdt_latency(sdt);
 }
 
 }  // namespace sonde::cli

@@ -8,6 +8,7 @@
 
 #include "offcpu/offcpu_bpf.h"
 #include "offcpu/offcpu_sample.h"
+#include "util/clock.h"
 #include "util/diagnostics.h"
 #include "util/error.h"
 #include "util/fields.h"
@@ -18,12 +19,6 @@ namespace sonde::offcpu {
 namespace {
 
 constexpr uint64_t kMaxThreshMs = 3600 * 1000;
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 }  // namespace
 

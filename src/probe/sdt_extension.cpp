@@ -156,9 +156,7 @@ std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget
     for_each_maps_line(*maps, [&](const MapsLine& m) {
       if (!m.executable() || !m.is_path() || m.deleted()) return;
       // Open through the target's root so containers resolve their own files.
-      std::string path(m.path);
-      std::string via_root = "/proc/" + std::to_string(pid) + "/root" + path;
-      push(is_file(via_root) ? via_root : path);
+      push(path_in_process(pid, m.path));
     });
   }
   return out;
@@ -489,9 +487,7 @@ void SdtExtension::on_exit(pid_t pid) {
 
 void SdtExtension::on_exec_mapping(pid_t pid, const std::string& path, const BuildId& /*id*/) {
   if (!bpf_ || stopped_ || path.empty() || path[0] != '/') return;
-  std::string open_path = "/proc/" + std::to_string(pid) + "/root" + path;
-  if (!is_file(open_path)) open_path = path;
-  auto rp = real_path(open_path);
+  auto rp = real_path(path_in_process(pid, path));
   if (!rp || seen_paths_.count(*rp)) return;
   // With only @PATH specs, nothing but those files can add sites: do not
   // scan every library the workload maps.

@@ -1,3 +1,4 @@
+#include "util/clock.h"
 #include "record/drain_reader.h"
 
 #include <time.h>
@@ -30,9 +31,7 @@ DrainReader::DrainReader(RecordQueue& queue, uint64_t sample_type, uint64_t regs
       drop_below_(queue.capacity() / 8) {}
 
 void DrainReader::begin_pass() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  pass_start_ns_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+  pass_start_ns_ = monotonic_ns();
 }
 
 size_t DrainReader::drain(RingBuffer& ring, uint16_t tag) {

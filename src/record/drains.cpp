@@ -15,6 +15,7 @@
 
 #include "format/user_regs.h"
 #include "record/recorder_parts.h"
+#include "util/clock.h"
 #include "util/error.h"
 
 namespace sonde::record {
@@ -209,9 +210,7 @@ void Recorder::merge_loop() {
         main.out->write_finished_round();
         main.out->flush();
         main.wrote_in_round = false;
-        timespec ts{};
-        ::clock_gettime(CLOCK_MONOTONIC, &ts);
-        last_round_at = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+        last_round_at = monotonic_ns();
       }
       if (!any) {
         if (abandon_) return;
