@@ -163,16 +163,7 @@ void render_flame_page(const std::string& data, const HtmlOptions& opts, std::os
   std::string safe_data;
   safe_data.reserve(data.size() + 64);
   append_script_safe(safe_data, data);
-  std::string title = opts.title.empty() ? "sonde flame graph" : opts.title;
-  std::string escaped_title;
-  for (char c : title) {
-    switch (c) {
-      case '<': escaped_title += "&lt;"; break;
-      case '>': escaped_title += "&gt;"; break;
-      case '&': escaped_title += "&amp;"; break;
-      default: escaped_title.push_back(c);
-    }
-  }
+  const std::string escaped_title = html_text(opts.title.empty() ? "sonde flame graph" : opts.title);
   const Placeholder fills[] = {
       {"@TITLE@", escaped_title, 2},  // <title> and <h1>
       {"@DATA@", safe_data, 1},
