@@ -27,7 +27,7 @@ constexpr Subcommand kSubcommands[] = {
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all
-// ten with their options costs ~0.2 ms, a tenth of `sonde sdt list`.
+// of them with their options costs ~0.2 ms, a tenth of `sonde sdt list`.
 // `sonde --help` and the like see them all. Returns false when argv[1] is
 // a word that names no subcommand (CLI11 would only say one is required).
 bool add_subcommands(CLI::App& app, int argc, char** argv, int& exit_code) {
