@@ -141,7 +141,7 @@ void run_convert(const ConvertArgs& a) {
   if (*fmt == convert::Format::kPerf) {
     auto reader = analysis::open_input(a.input);
     std::vector<std::string> jitdumps;
-    convert::write_perf_file(*reader, po.filter, a.output, &jitdumps);
+    convert::write_perf_file(*reader, po.filter, a.output, &jitdumps, a.input);
     analysis::conclude_reading(analysis::outcome_of(*reader), a.input);
     write_jit_maps(a, jitdumps);
     return;
