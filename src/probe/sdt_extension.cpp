@@ -550,12 +550,12 @@ void SdtExtension::stop() {
   // without the recorder around it.
   const char* want = std::getenv("SONDE_SDT_TIMING");
   if (want && *want && *want != '0' && attach_seconds_ > 0)
-    note("sdt timing: {} sites, {} links: attach {:.2f} ms (resolve {:.2f}, bpf load {:.2f}, outputs {:.2f}, "
-         "fork follower {:.2f}, site table {:.2f}, {} {:.2f}); detach {:.2f} ms",
+    asked(fmt::format("sdt timing: {} sites, {} links: attach {:.2f} ms (resolve {:.2f}, bpf load {:.2f}, "
+                      "outputs {:.2f}, fork follower {:.2f}, site table {:.2f}, {} {:.2f}); detach {:.2f} ms",
                  sites_.size(), link_count_, attach_seconds_ * 1e3, timing_.resolve * 1e3, timing_.load * 1e3, timing_.outputs * 1e3,
                  timing_.forks * 1e3, timing_.sites * 1e3,
                  route_ == SdtAttachRoute::PerfEvent ? "uprobe perf events" : "uprobe_multi links", timing_.links * 1e3,
-                 detach_seconds_ * 1e3);
+                 detach_seconds_ * 1e3));
 }
 
 }  // namespace sonde::probe

@@ -63,6 +63,17 @@ DiagnosticSink set_diagnostic_sink(DiagnosticSink sink) {
 void warn(std::string_view text) { say("warning: ", text); }
 void note(std::string_view text) { say("", text); }
 
+void asked(std::string_view text) {
+  std::string line;
+  {
+    std::lock_guard lock(state().mu);
+    line = state().prefix;
+  }
+  line += ": ";
+  line += text;
+  emit(line);
+}
+
 void fatal_line(std::string_view text) {
   std::string line = "sonde: ";
   line += text;

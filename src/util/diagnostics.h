@@ -29,6 +29,9 @@ DiagnosticSink set_diagnostic_sink(DiagnosticSink sink);
 
 void warn(std::string_view text);  // "PREFIX: warning: TEXT"
 void note(std::string_view text);  // "PREFIX: TEXT"
+// A line the user asked for by other means (an environment variable's
+// timing report): "PREFIX: TEXT", even when quiet.
+void asked(std::string_view text);
 // A line that the end of the process follows (a library that cannot be
 // loaded): "sonde: TEXT", even when quiet.
 void fatal_line(std::string_view text);
