@@ -23,11 +23,13 @@
 #include "jit/jit_files.h"
 #include "format/stream_reader.h"
 #include "analysis/profile_builder.h"
+#include "analysis/reading_outcome.h"
 #include "analysis/sample_times.h"
 #include "analysis/timeline.h"
 #include "probe/sdt_format.h"
 #include "symbol/symbolizer.h"
 #include "util/atomic_file.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 #include "util/parse_int.h"
 
@@ -63,10 +65,10 @@ void check_output_dir(const std::string& out) {
 void write_jit_maps(const ConvertArgs& a, const std::vector<std::string>& jitdumps) {
   const std::string dir = a.jit_maps.empty() ? jit::jit_dir_for(a.output) : a.jit_maps;
   convert::PerfJitMaps maps = convert::write_perf_jit_maps(jitdumps, a.input, dir);
-  for (const auto& n : maps.notes) std::fprintf(stderr, "sonde convert: %s\n", n.c_str());
+  for (const auto& n : maps.notes) note(std::string_view(n));
   if (!maps.written.empty() && dir != "/tmp")
-    std::fprintf(stderr, "sonde convert: %zu perf maps of JIT code written to %s/: perf and Hotspot read them as "
-                 "/tmp/perf-PID.map (copy them there, or use --jit-maps /tmp)\n", maps.written.size(), dir.c_str());
+    note("{} perf maps of JIT code written to {}/: perf and Hotspot read them as /tmp/perf-PID.map (copy them "
+         "there, or use --jit-maps /tmp)", maps.written.size(), dir);
 }
 
 bool has_filters(const ConvertArgs& a) {
@@ -108,18 +110,20 @@ void export_profile(convert::Format fmt, const analysis::Profile& p, const analy
   }
 }
 
-void run_convert(const ConvertArgs& a) {
-  // 1. Arguments, all of them, before touching the input.
+// 1. Arguments, all of them, before touching the input: the format, and
+// what the profile keeps.
+analysis::ProfileOptions convert_options(const ConvertArgs& a, convert::Format& fmt) {
   if (a.to.empty()) throw_usage("convert: --to FORMAT is required ({})", convert::format_names());
-  auto fmt = convert::parse_format(a.to);
-  if (!fmt) throw_usage("convert: unknown format '{}' (expected one of: {})", a.to, convert::format_names());
+  auto parsed = convert::parse_format(a.to);
+  if (!parsed) throw_usage("convert: unknown format '{}' (expected one of: {})", a.to, convert::format_names());
+  fmt = *parsed;
   if (a.output.empty()) throw_usage("convert: -o OUT is required (- for standard output)");
-  if (*fmt == convert::Format::kPerf && a.output == "-")
+  if (fmt == convert::Format::kPerf && a.output == "-")
     throw_usage("convert: --to perf needs an output file (file mode is not a stream)");
-  if (*fmt == convert::Format::kPerf && (a.inline_frames || a.symbols.no_demangle || a.max_stack))
+  if (fmt == convert::Format::kPerf && (a.inline_frames || a.symbols.no_demangle || a.max_stack))
     throw_usage("convert: --inline, --no-demangle and --max-stack do not apply to --to perf (it copies the records)");
-  if (!a.jit_maps.empty() && *fmt != convert::Format::kPerf) throw_usage("convert: --jit-maps applies to --to perf only");
-  if ((a.comm_frame || a.pid_frame) && *fmt != convert::Format::kFolded)
+  if (!a.jit_maps.empty() && fmt != convert::Format::kPerf) throw_usage("convert: --jit-maps applies to --to perf only");
+  if ((a.comm_frame || a.pid_frame) && fmt != convert::Format::kFolded)
     throw_usage("convert: --comm-frame and --pid-frame apply to --to folded only");
   if (a.output != "-" && a.input != "-" && a.output == a.input) throw_usage("convert: -o must differ from -i");
   analysis::ProfileOptions po;
@@ -134,15 +138,19 @@ void run_convert(const ConvertArgs& a) {
   po.srclines = a.inline_frames;
   if (a.output != "-") check_output_dir(a.output);
   po.filter.time = analysis::resolve_time_ranges(time, a.input);
+  return po;
+}
+
+void run_convert(const ConvertArgs& a) {
+  convert::Format fmt{};
+  analysis::ProfileOptions po = convert_options(a, fmt);
 
   // perf file mode copies records: no Profile, no symbolization.
-  if (*fmt == convert::Format::kPerf) {
+  if (fmt == convert::Format::kPerf) {
     auto reader = analysis::open_input(a.input);
     std::vector<std::string> jitdumps;
-    convert::write_perf_file(*reader, po.filter, a.output, &jitdumps);
-    if (reader->truncated_bytes())
-      std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
-                   (unsigned long long)reader->truncated_bytes());
+    convert::write_perf_file(*reader, po.filter, a.output, &jitdumps, a.input);
+    analysis::conclude_reading(analysis::outcome_of(*reader), a.input);
     write_jit_maps(a, jitdumps);
     return;
   }
@@ -153,7 +161,7 @@ void run_convert(const ConvertArgs& a) {
   auto reader = analysis::open_input(a.input);
   // The page's timeline: each sample's time bin, probe hits, off-CPU and losses.
   std::optional<analysis::TimelineCollector> collector;
-  if (*fmt == convert::Format::kHtml) {
+  if (fmt == convert::Format::kHtml) {
     collector.emplace(probe::sdt_extra_fields);
     po.on_kept_sample = [&](const format::Sample& s, uint32_t agg) { collector->on_kept_sample(s, agg); };
     po.on_record = [&](const format::RecordView& r, const format::Session& s) { collector->on_record(r, s); };
@@ -164,37 +172,36 @@ void run_convert(const ConvertArgs& a) {
   if (collector) timeline = collector->finish();
   // An empty recording's page says so; other formats have nothing to write,
   // and an input cut short (not a recording without samples) is an error.
-  if (profile.samples.empty() && (*fmt != convert::Format::kHtml || profile.truncated_bytes))
+  // A malformed record: no output file (reading_outcome.h's policy).
+  analysis::throw_if_stopped(profile.outcome, a.input);
+  if (profile.samples.empty() && (fmt != convert::Format::kHtml || profile.outcome.truncated_bytes))
     throw_runtime("convert: {}", no_samples_text(a));
-  if (profile.samples.empty())
-    std::fprintf(stderr, "sonde convert: %s; the page says so\n", no_samples_text(a).c_str());
-  if (profile.truncated_bytes)
-    std::fprintf(stderr, "sonde convert: the recording ends with an incomplete record; ignored its last %llu bytes\n",
-                 (unsigned long long)profile.truncated_bytes);
-  for (const auto& note : profile.notes) std::fprintf(stderr, "sonde convert: %s\n", note.c_str());
-  if (profile.events.size() > 1 && *fmt == convert::Format::kFolded)
-    std::fprintf(stderr, "sonde convert: %zu events recorded; %s shows '%s' only (choose with --event)\n",
-                 profile.events.size(), a.to.c_str(), profile.events[0].name.c_str());
+  if (profile.samples.empty()) note("{}; the page says so", no_samples_text(a));
+  analysis::conclude_reading(profile.outcome, a.input);
+  for (const auto& n : profile.notes) note(std::string_view(n));
+  if (profile.events.size() > 1 && fmt == convert::Format::kFolded)
+    note("{} events recorded; {} shows '{}' only (choose with --event)", profile.events.size(), a.to,
+         profile.events[0].name);
 
   // The page's annotate view: the hottest functions' code, lines and costs.
   std::string annotate_json;
-  if (*fmt == convert::Format::kHtml && a.annotate_functions > 0 && !profile.samples.empty()) {
+  if (fmt == convert::Format::kHtml && a.annotate_functions > 0 && !profile.samples.empty()) {
     std::vector<std::string> notes;
     annotate_json = annotate::page_annotations_json(profile, timeline ? &*timeline : nullptr, symbolizer,
                                                     {.max_functions = a.annotate_functions}, notes);
-    for (const auto& note : notes) std::fprintf(stderr, "sonde convert: %s\n", note.c_str());
+    for (const auto& n : notes) note(std::string_view(n));
   }
 
   // 3. Write.
   if (a.output == "-") {
-    export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, std::cout);
+    export_profile(fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, std::cout);
     std::cout.flush();
     if (!std::cout) throw_runtime("cannot write to standard output");
     return;
   }
   // Removed unless committed, also when a signal ends the conversion.
   AtomicFile out(a.output, {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
-  export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, out.stream());
+  export_profile(fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, out.stream());
   out.commit();
 }
 

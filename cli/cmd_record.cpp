@@ -20,6 +20,8 @@
 #include "jit/jit_files.h"
 #include "record/recorder.h"
 #include "util/error.h"
+#include "kernel/process_limits.h"
+#include "util/diagnostics.h"
 #include "util/fs.h"
 #include "util/parse_int.h"
 
@@ -57,21 +59,6 @@ uint64_t parse_u64(const std::string& opt, const std::string& text) {
   auto v = parse_uint<uint64_t>(text);
   if (!v) throw_usage("invalid {} '{}': expected a positive integer", opt, text);
   return v.value;
-}
-
-std::vector<pid_t> parse_pids(const std::string& opt, const std::string& text) {
-  std::vector<pid_t> out;
-  size_t pos = 0;
-  for (;;) {
-    size_t c = text.find(',', pos);
-    std::string item = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    uint64_t v = parse_u64(opt, item);
-    if (v == 0 || v > 0x3fffffff) throw_usage("invalid {} '{}': not a process id", opt, item);
-    out.push_back(static_cast<pid_t>(v));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return out;
 }
 
 // --user-buffer-size: bytes, with an optional K, M or G (binary, as -m's
@@ -132,7 +119,9 @@ std::string drop_details(const record::RecordSummary& s) {
                      s.lost - std::min(s.lost, s.dropped), s.dropped, s.stacks_cut, s.stack_bytes_cut);
 }
 
-void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& exit_code) {
+// RecordArgs (CLI11) -> RecordOptions: every option parsed and checked,
+// before anything is opened.
+record::RecordOptions record_options(const RecordArgs& a, const std::vector<std::string>& argv) {
   record::RecordOptions o;
   o.events = a.events;
   if (a.freq_given && a.freq == "max") o.freq_max = true;
@@ -149,8 +138,8 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   o.callchain = a.callchain || !a.call_graph.empty();
   o.inherit = !a.no_inherit;
   o.output = a.output;
-  if (!a.pids.empty()) o.pids = parse_pids("-p", a.pids);
-  if (!a.tids.empty()) o.tids = parse_pids("-t", a.tids);
+  if (!a.pids.empty()) o.pids = record::parse_pid_list("-p", a.pids);
+  if (!a.tids.empty()) o.tids = record::parse_pid_list("-t", a.tids);
   o.system_wide = a.system_wide;
   if (!a.cpus.empty()) o.cpus = record::parse_cpu_list(a.cpus);
   if (a.buildid_mode == "auto") o.build_id_mode = record::BuildIdMode::Auto;
@@ -188,6 +177,12 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   } else if (a.compress) {
     o.compression_level = 1;  // perf's -z default: fast enough to keep up with the ring buffers
   }
+  return o;
+}
+
+// The extensions every recording has (the build-id cache keeper, the JIT
+// files' keeper) and the factory of those `-e %provider:event` asks for.
+record::JitFileKeeper* add_extensions(const RecordArgs& a, record::RecordOptions& o) {
   // -B keeps no binaries either, as perf's -B (no build-id, nothing to key them by).
   if (!a.no_buildid_cache && !a.no_buildid)
     o.extensions.push_back(std::make_unique<record::BuildIdCacheKeeper>(BuildIdCache::default_root(a.buildid_dir)));
@@ -199,13 +194,19 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
     o.extensions.push_back(std::move(keeper));
   }
   // SDT: `-e %provider:event[@path]` specs are served by the probe module.
-  o.extension_factory = [](const std::vector<std::string>& specs) {
+  // The one cache root: --buildid-dir, as for the binaries kept above.
+  o.extension_factory = [root = BuildIdCache::default_root(a.buildid_dir)](const std::vector<std::string>& specs) {
     std::vector<std::unique_ptr<record::RecordExtension>> out;
-    out.push_back(std::make_unique<probe::SdtExtension>(specs, probe::ProbeCache::default_root()));
+    out.push_back(std::make_unique<probe::SdtExtension>(specs, root));
     return out;
   };
 
-  auto s = record::record(o);
+  return jit_keeper;
+}
+
+// The summary line (not with -q) and the JIT keeper's note.
+void print_summary(const record::RecordOptions& o, const record::RecordSummary& s,
+                   const record::JitFileKeeper* jit_keeper) {
   if (!o.quiet) {
     std::string packed;
     if (o.compression_level > 0 && s.packed_bytes > 0)
@@ -227,7 +228,33 @@ void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& 
   }
   if (jit_keeper && !jit_keeper->note().empty())
     std::fprintf(stderr, "sonde record: %s\n", jit_keeper->note().c_str());
+}
+
+void run_record(const RecordArgs& a, const std::vector<std::string>& argv, int& exit_code) {
+  record::RecordOptions o = record_options(a, argv);
+  record::JitFileKeeper* jit_keeper = add_extensions(a, o);
+  kernel::raise_open_file_limit();  // the process-wide limit is the CLI's to change
+  auto s = record::record(o);
+  print_summary(o, s, jit_keeper);
   exit_code = s.exit_status;
+}
+
+// -N, -B, --buildid-dir, the workload's words and the exit status.
+void add_cache_and_command(CLI::App* cmd, RecordArgs& a) {
+  cmd->add_flag("-N,--no-buildid-cache", a.no_buildid_cache,
+                "Do not keep the mapped binaries in the build-id cache (see docs/record.md)");
+  cmd->add_flag("-B,--no-buildid", a.no_buildid,
+                "No build-ids: MMAP2 records in the inode form, none read, nothing kept in the cache (docs/record.md)");
+  cmd->add_option("--buildid-dir", a.buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
+  cmd->add_option("command", a.command,
+                  "Workload to run: [--] CMD [ARGS...]; with -p/-t/-a it only sets how long to record");
+  // Like perf, sonde's options end at the first word that is not one: the
+  // command's own flags (ls -a, python3 -c) are the command's.
+  cmd->positionals_at_end();
+  cmd->footer(
+      "Exit status: the command's (128+N if it died of signal N), else 0; 2 for malformed input "
+      "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
+      "or command, event not supported, output not writable). Input errors never create the output file.");
 }
 
 }  // namespace
@@ -270,7 +297,7 @@ void register_record(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("-z,--compress", a->compress, "Compress what is recorded with zstd (level 1), as perf record -z");
   auto* level = cmd->add_option("--compression-level", a->compression_level, "zstd level 1..22 (implies -z)");
-  cmd->add_flag("-q,--quiet", a->quiet, "No summary line");
+  cmd->add_flag("-q,--quiet", a->quiet, "No summary line, no warnings");
   cmd->add_flag("-v,--verbose", a->verbose, "One stderr line per event opened (kernel id included) and for the output file");
   cmd->add_flag("-s,--stat", a->per_thread_counts,
                 "Per-thread counts (inherit_stat: a READ record per exiting thread; perf report -T shows them)");
@@ -292,21 +319,9 @@ void register_record(CLI::App& app, int& exit_code) {
                                  "kernel and written every 50 ms");
   auto* max_files = cmd->add_option("--switch-max-files", a->switch_max_files,
                                     "With --switch-output: keep only the newest N files");
-  cmd->add_flag("-N,--no-buildid-cache", a->no_buildid_cache,
-                "Do not keep the mapped binaries in the build-id cache (see docs/record.md)");
-  cmd->add_flag("-B,--no-buildid", a->no_buildid,
-                "No build-ids: MMAP2 records in the inode form, none read, nothing kept in the cache (docs/record.md)");
-  cmd->add_option("--buildid-dir", a->buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
-  cmd->add_option("command", a->command,
-                  "Workload to run: [--] CMD [ARGS...]; with -p/-t/-a it only sets how long to record");
-  // Like perf, sonde's options end at the first word that is not one: the
-  // command's own flags (ls -a, python3 -c) are the command's.
-  cmd->positionals_at_end();
-  cmd->footer(
-      "Exit status: the command's (128+N if it died of signal N), else 0; 2 for malformed input "
-      "(bad -e/-F/-c/-C/-m/-p syntax, unknown event); 1 when the request cannot be carried out (no such process "
-      "or command, event not supported, output not writable). Input errors never create the output file.");
+  add_cache_and_command(cmd, *a);
   cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, threads, &exit_code] {
+    set_diagnostics_quiet(a->quiet);
     a->threads_given = threads->count() > 0;
     a->thresh_given = thresh->count() > 0;
     a->switch_given = switch_output->count() > 0;

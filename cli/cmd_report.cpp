@@ -7,6 +7,7 @@
 #include "reading_options.h"
 #include "analysis/header_facts.h"
 #include "analysis/profile_builder.h"
+#include "analysis/reading_outcome.h"
 #include "analysis/sample_times.h"
 #include "format/stream_reader.h"
 #include "report/call_graph_options.h"
@@ -15,6 +16,7 @@
 #include "report/report_table.h"
 #include "report/wall_report.h"
 #include "symbol/symbolizer.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -109,8 +111,7 @@ void run_report(const ReportArgs& a) {
     auto reader = analysis::open_input(input);
     report::RecordStats st = report::count_records(*reader);
     write_out(report::format_record_stats(st));
-    if (!st.stop_error.empty()) throw_runtime("{}: {}", input, st.stop_error);
-    return;
+    return analysis::conclude_reading(analysis::outcome_of(*reader), input);
   }
 
   SymbolizerOptions so = a.symbols.options(input);
@@ -140,11 +141,8 @@ void run_report(const ReportArgs& a) {
     report::write_report(profile, ro, stdout);
   }
   if (std::fflush(stdout) != 0) throw_runtime("cannot write the report");
-  if (profile.samples.empty() && !ro.json)
-    std::fprintf(stderr, "sonde report: %s has no samples%s\n", input.c_str(), a.time.empty() ? "" : " in --time's ranges");
-  if (profile.truncated_bytes)
-    std::fprintf(stderr, "sonde report: the recording ends with an incomplete record; ignored its last %llu bytes\n",
-                 (unsigned long long)profile.truncated_bytes);
+  if (profile.samples.empty() && !ro.json) note("{} has no samples{}", input, a.time.empty() ? "" : " in --time's ranges");
+  analysis::conclude_reading(profile.outcome, input);
 }
 
 }  // namespace
@@ -182,7 +180,7 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--header", a->header, "First print the recording's header facts, as perf");
   cmd->add_flag("--header-only", a->header_only, "Print only the recording's header facts, as perf");
   cmd->add_flag("--stats", a->stats, "Only count the records of each type (and samples per event), as perf");
-  cmd->add_flag("-q,--quiet", a->quiet, "Only the rows: no header lines");
+  cmd->add_flag("-q,--quiet", a->quiet, "Only the rows: no header lines, no notes or warnings");
   cmd->add_flag("-v,--verbose", a->verbose, "Objects by path, symbols with their address");
   cmd->add_option("-k,--vmlinux", a->vmlinux, "The kernel's symbols from this vmlinux (used when its build-id matches)");
   cmd->add_option("--symbol-filter", a->symbol_filter, "Only rows whose symbol contains this text");
@@ -197,7 +195,10 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
                 "Wall-clock time per thread: on-CPU (cpu-clock) and off-CPU (offcpu-time, offcpu-time:preempt) "
                 "nanoseconds in one table per thread, by function (record with -e cpu-clock --off-cpu; "
                 "--percent-limit hides functions, default 1)");
-  cmd->callback([a] { run_report(*a); });
+  cmd->callback([a] {
+    set_diagnostics_quiet(a->quiet);  // as perf report -q: no warnings or messages either
+    run_report(*a);
+  });
 }
 
 }  // namespace sonde::cli

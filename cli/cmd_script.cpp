@@ -8,12 +8,14 @@
 #include "probe/sdt_format.h"
 #include "analysis/header_facts.h"
 #include "analysis/recording_walker.h"
+#include "analysis/reading_outcome.h"
 #include "analysis/sample_times.h"
 #include "script/raw_dump.h"
 #include "script/script_fields.h"
 #include "script/script_printer.h"
 #include "analysis/symbol_resolver.h"
 #include "symbol/symbolizer.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -58,8 +60,7 @@ void run_script(const ScriptArgs& args) {
   opts.filter.time = analysis::resolve_time_ranges(time, input);
   opts.symbols_shown = args.symbols_shown;
   if (args.dump_raw) {
-    for (const auto& note : script::dump_raw_input(input, stdout)) std::fprintf(stderr, "sonde script: %s\n", note.c_str());
-    return;
+    return script::dump_raw_input(input, stdout);
   }
   auto reader = analysis::open_input(input);
   Symbolizer symbolizer(args.symbols.options(input));
@@ -88,19 +89,10 @@ void run_script(const ScriptArgs& args) {
   };
   walker.run([&](const format::Sample& s) { printer.print(s); }, on_record);
   printer.flush();
-  const auto& st = walker.stats();
-  for (const auto& note : symbolizer.notes()) std::fprintf(stderr, "sonde script: %s\n", note.c_str());
-  if (const analysis::DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty())
-    std::fprintf(stderr, "sonde script: %s\n", u->note().c_str());
-  if (!walker.jit_note().empty()) std::fprintf(stderr, "sonde script: %s\n", walker.jit_note().c_str());
-  if (st.lost_samples) std::fprintf(stderr, "sonde script: %llu samples were lost while recording\n", (unsigned long long)st.lost_samples);
-  if (st.bad_samples)
-    std::fprintf(stderr, "sonde script: skipped %llu malformed samples (first: %s)\n", (unsigned long long)st.bad_samples,
-                 st.first_bad_sample.c_str());
-  if (st.truncated_bytes)
-    std::fprintf(stderr, "sonde script: the recording ends with an incomplete record; ignored its last %llu bytes\n",
-                 (unsigned long long)st.truncated_bytes);
-  if (!st.stop_error.empty()) throw_runtime("{}: {}", input, st.stop_error);
+  for (const auto& n : symbolizer.notes()) note(std::string_view(n));
+  if (const analysis::DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty()) note(std::string_view(u->note()));
+  if (!walker.jit_note().empty()) note(std::string_view(walker.jit_note()));
+  analysis::conclude_reading(analysis::outcome_of(walker.stats()), input);
 }
 
 }  // namespace

@@ -12,7 +12,9 @@
 #include "probe/sdt_latency.h"
 #include "probe/sdt_spec.h"
 #include "probe/sdt_stats.h"
+#include "analysis/reading_outcome.h"
 #include "analysis/recording_walker.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -48,13 +50,8 @@ struct SdtOptions {
   bool deps = false;
 };
 
-}  // namespace
-
-void register_sdt(CLI::App& app, int& /*exit_code*/) {
-  auto* sdt = app.add_subcommand("sdt", "SDT (USDT) probes: the probe cache, and hit/argument statistics of a recording");
-  sdt->require_subcommand(1);
-  auto opts = std::make_shared<SdtOptions>();
-
+// `sdt add PATH... [--deps]`: scan and cache.
+void add_sdt_add(CLI::App* sdt, const std::shared_ptr<SdtOptions>& opts) {
   auto* add = sdt->add_subcommand("add", "Scan binaries for SDT probes and cache them by build-id");
   add->add_option("paths", opts->paths, "ELF files")->required();
   add->add_flag("--deps", opts->deps, "Also scan the shared libraries they need (DT_NEEDED)");
@@ -83,7 +80,10 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
           if (auto p = probe::find_needed_library(n, f)) todo.push_back(*p);
     }
   });
+}
 
+// `sdt list [PATH... | %PROVIDER[:EVENT]]`.
+void add_sdt_list(CLI::App* sdt, const std::shared_ptr<SdtOptions>& opts) {
   auto* list = sdt->add_subcommand(
       "list", "List probe sites: of the given binaries, of %PROVIDER[:EVENT] in the cache, or all cached");
   list->add_option("what", opts->paths, "PATH... or %PROVIDER[:EVENT]");
@@ -128,7 +128,10 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
     }
     out.write();
   });
+}
 
+// `sdt remove PATH|BUILDID`.
+void add_sdt_remove(CLI::App* sdt, const std::shared_ptr<SdtOptions>& opts) {
   auto* remove = sdt->add_subcommand("remove", "Remove a binary's probes from the cache (by path or build-id)");
   remove->add_option("what", opts->paths, "PATH or BUILDID")->required();
   remove->add_option("--buildid-dir", opts->buildid_dir, "Cache folder (default $SONDE_BUILDID_DIR or ~/.debug)");
@@ -140,7 +143,10 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
       std::printf("removed %s (%zu cache entr%s)\n", w.c_str(), n, n == 1 ? "y" : "ies");
     }
   });
+}
 
+// `sdt stats`: hits and argument statistics of a recording.
+void add_sdt_stats(CLI::App* sdt) {
   auto* stats = sdt->add_subcommand(
       "stats", "Per probe of a recording: hits, and per argument count, min, max, mean and a histogram");
   auto input = std::make_shared<std::string>("sonde.data");
@@ -150,17 +156,21 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   auto json = std::make_shared<std::string>("text");
   stats->add_option("--format", *json, "text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   stats->callback([input, globs, json] {
+    set_diagnostics_prefix("sonde sdt stats");
     auto reader = analysis::open_input(*input);
     analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
     probe::SdtStats st;
     walker.run([&](const format::Sample& s) { st.add(s); });
-    if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *input, walker.stats().stop_error);
     std::string text = *json == "json" ? st.format_json(*globs) : st.format(*globs);
     std::fwrite(text.data(), 1, text.size(), stdout);
-    if (!st.any(*globs))
-      std::fprintf(stderr, "sonde sdt stats: no SDT probe hits%s in %s\n", globs->empty() ? "" : " match", input->c_str());
+    if (std::fflush(stdout) != 0) throw_runtime("cannot write the output: {}", errno_text(errno));
+    if (!st.any(*globs)) note("no SDT probe hits{} in {}", globs->empty() ? "" : " match", *input);
+    analysis::conclude_reading(analysis::outcome_of(*reader), *input);
   });
+}
 
+// `sdt latency BEGIN END`: intervals between matched hits.
+void add_sdt_latency(CLI::App* sdt) {
   auto* latency = sdt->add_subcommand(
       "latency", "Time from each hit of BEGIN to the matching hit of END (per thread, or by an argument)");
   auto lat = std::make_shared<probe::LatencySpec>();
@@ -171,16 +181,31 @@ void register_sdt(CLI::App& app, int& /*exit_code*/) {
   latency->add_option("begin", lat->begin, "%PROVIDER:EVENT that starts an interval")->required();
   latency->add_option("end", lat->end, "%PROVIDER:EVENT that ends it")->required();
   latency->callback([lat, lat_input, key] {
+    set_diagnostics_prefix("sonde sdt latency");
     lat->key_arg = probe::parse_latency_key(*key);
     probe::SdtLatency l(*lat);  // checks the names before the input is read
     auto reader = analysis::open_input(*lat_input);
     analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
     walker.run([&](const format::Sample& s) { l.add(s); });
-    if (!walker.stats().stop_error.empty()) throw_runtime("{}: {}", *lat_input, walker.stats().stop_error);
+    analysis::throw_if_stopped(analysis::outcome_of(walker.stats()), *lat_input);
     l.require_hits(*lat_input);
     std::string text = l.format();
     std::fwrite(text.data(), 1, text.size(), stdout);
+    analysis::conclude_reading(analysis::outcome_of(*reader), *lat_input);
   });
+}
+
+}  // namespace
+
+void register_sdt(CLI::App& app, int& /*exit_code*/) {
+  auto* sdt = app.add_subcommand("sdt", "SDT (USDT) probes: the probe cache, and hit/argument statistics of a recording");
+  sdt->require_subcommand(1);
+  auto opts = std::make_shared<SdtOptions>();
+  add_sdt_add(sdt, opts);
+  add_sdt_list(sdt, opts);
+  add_sdt_remove(sdt, opts);
+  add_sdt_stats(sdt);
+  add_sdt_latency(sdt);
 }
 
 }  // namespace sonde::cli

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <memory>
 
+#include "kernel/process_limits.h"
+#include "record/cpu_list.h"
+#include "record/record_plan.h"
 #include "commands.h"
 #include "reading_options.h"
 #include "report/report_table.h"
@@ -38,21 +41,6 @@ double parse_delay(const std::string& text) {
   return v;
 }
 
-std::vector<pid_t> parse_pids(const std::string& text) {
-  std::vector<pid_t> out;
-  size_t pos = 0;
-  for (;;) {
-    size_t c = text.find(',', pos);
-    std::string item = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    auto v = parse_uint<uint64_t>(item);
-    if (!v || v.value == 0 || v.value > 0x3fffffff) throw_usage("invalid -p '{}': not a process id", item);
-    out.push_back(static_cast<pid_t>(v.value));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return out;
-}
-
 top::TopOptions top_options(const TopArgs& a) {
   top::TopOptions o;
   o.view.delay_seconds = parse_delay(a.delay);
@@ -66,7 +54,7 @@ top::TopOptions top_options(const TopArgs& a) {
   o.record.events = a.events;
   if (!a.freq.empty()) o.record.freq = parse_count("-F", a.freq, 1);
   o.record.callchain = a.callchain;
-  if (!a.pids.empty()) o.record.pids = parse_pids(a.pids);
+  if (!a.pids.empty()) o.record.pids = record::parse_pid_list("-p", a.pids);
   o.record.system_wide = o.record.pids.empty();
   o.record.quiet = true;
   o.record.version = "sonde " SONDE_VERSION;
@@ -77,7 +65,7 @@ top::TopOptions top_options(const TopArgs& a) {
   std::string events;
   for (const auto& e : a.events) { events += events.empty() ? "" : ","; events += e; }
   o.view.event = events.empty() ? "cpu-clock" : events;
-  o.view.rate = fmt::format("{} Hz", o.record.freq.value_or(4000));
+  o.view.rate = fmt::format("{} Hz", o.record.freq.value_or(record::kDefaultFreq));
   o.view.target = a.pids.empty() ? "all CPUs" : "pid " + a.pids;
   return o;
 }
@@ -104,7 +92,11 @@ void register_top(CLI::App& app, int& exit_code) {
       "Keys: Up/Down or k/j move, Enter or g call graph, c children/self, t/p/d zoom into the thread/process/"
       "object of the selected row (again: zoom out), h or ? help, q quit. Each refresh shows the samples of the "
       "last interval. Exit status: 0 (q, Ctrl-C, --iterations), 2 for malformed options, 1 when recording cannot start.");
-  cmd->callback([a, &exit_code] { exit_code = top::run_top(top_options(*a)); });
+  cmd->callback([a, &exit_code] {
+    top::TopOptions o = top_options(*a);
+    kernel::raise_open_file_limit();  // the process-wide limit is the CLI's to change
+    exit_code = top::run_top(std::move(o));
+  });
 }
 
 }  // namespace sonde::cli

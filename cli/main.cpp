@@ -4,6 +4,7 @@
 #include <string>
 
 #include "commands.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 
 #ifndef SONDE_VERSION
@@ -26,14 +27,19 @@ constexpr Subcommand kSubcommands[] = {
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all
-// eight with their options costs ~0.2 ms, a tenth of `sonde sdt list`.
+// of them with their options costs ~0.2 ms, a tenth of `sonde sdt list`.
 // `sonde --help` and the like see them all. Returns false when argv[1] is
 // a word that names no subcommand (CLI11 would only say one is required).
 bool add_subcommands(CLI::App& app, int argc, char** argv, int& exit_code) {
   if (argc > 1)
     for (const auto& s : kSubcommands)
-      if (std::strcmp(argv[1], s.name) == 0) return s.add(app, exit_code), true;
-  for (const auto& s : kSubcommands) s.add(app, exit_code);
+      if (std::strcmp(argv[1], s.name) == 0) {
+        // The library's warnings and notes say which subcommand speaks
+        // (util/diagnostics.h); a subcommand's -q silences them.
+        sonde::set_diagnostics_prefix(std::string("sonde ") + s.name);
+        return s.add(app, exit_code), true;
+      }
+  for (const auto& s : kSubcommands) s.add(app, exit_code);  // the prefix stays "sonde"
   return argc < 2 || argv[1][0] == '-';
 }
 

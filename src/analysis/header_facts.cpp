@@ -38,6 +38,8 @@ void pmu_caps(ByteReader& r, uint32_t nr, const std::string& pmu, std::string& o
 
 void clock_data(ByteReader& r, std::string& out);
 
+void print_recording_feature(uint32_t id, ByteReader& r, std::string& out);
+
 void print_feature(uint32_t id, std::span<const uint8_t> payload, std::string& out) {
   ByteReader r(payload);
   std::string s;
@@ -80,6 +82,17 @@ void print_feature(uint32_t id, std::span<const uint8_t> payload, std::string& o
     case kFeatBranchStack: out += "# contains samples with branch stack\n"; return;
     case kFeatAuxtrace: out += "# contains AUX area data (e.g. instruction trace)\n"; return;
     case kFeatStat: out += "# contains stat data\n"; return;
+    default:
+      return print_recording_feature(id, r, out);
+  }
+}
+
+// The features about the recording itself and its PMUs.
+void print_recording_feature(uint32_t id, ByteReader& r, std::string& out) {
+  std::string s;
+  uint32_t a = 0, b = 0;
+  uint64_t u = 0;
+  switch (id) {
     case kFeatPmuMappings: {
       if (!r.read(a) || a == 0) return void(out += "# pmu mappings: not available\n");
       const char* sep = "# pmu mappings: ";

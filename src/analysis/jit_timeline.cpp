@@ -7,7 +7,6 @@
 namespace sonde::analysis {
 
 namespace {
-constexpr uint64_t kMaxJitdumpBytes = 1ull << 30;  // as symbol/jitdump_source.cpp
 constexpr uint32_t kProtReadExec = 5;
 }  // namespace
 
@@ -18,7 +17,7 @@ void JitTimeline::on_mmap(uint32_t pid, std::string_view path, AddressSpace& spa
   Dump& d = it->second;
   std::string file = jit::find_jit_file(path, copy_dirs_);
   std::string why;
-  if (!jit::read_jit_file(file, kMaxJitdumpBytes, d.bytes, &why)) {
+  if (!jit::read_jit_file(file, jit::kMaxJitFileBytes, d.bytes, &why)) {
     problems_.push_back(why);
     return;
   }

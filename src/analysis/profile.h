@@ -10,6 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/reading_outcome.h"
+#include "format/event_kind.h"
+
 namespace sonde::analysis {
 
 using StringId = uint32_t;  // 0 is ""
@@ -54,11 +57,14 @@ struct StackNode {
 
 struct ProfileEvent {
   std::string name;
-  std::string unit;  // "nanoseconds" for clocks, else "events"
+  format::EventKind kind = format::EventKind::kCount;  // decided when the attrs were read
   uint64_t samples = 0;
   uint64_t period = 0;
   uint64_t sample_type = 0;  // the attr's: whether samples carry a cpu, ...
   uint32_t attr_index = 0;   // its place among the recording's events (perf lists them so)
+
+  // "nanoseconds" for clocks and off-CPU time, else "events".
+  std::string_view unit() const { return format::period_unit(kind); }
 };
 
 struct ProfileSample {
@@ -94,7 +100,10 @@ class Profile {
 // Header facts from the recording.
   std::string hostname, os_release, arch, cpu_desc, cmdline;
   uint64_t lost_samples = 0;
-  uint64_t truncated_bytes = 0;
+  // How the reading ended: the incomplete tail and a malformed record that
+  // stopped it (analysis/reading_outcome.h; lost and malformed samples are
+  // lost_samples and notes, which the outputs show themselves).
+  ReadingOutcome outcome;
   std::vector<CpuPlace> cpus;  // by cpu number; empty when the recording has no topology
   // Each sampled thread's name at the end of the recording (perf names a
   // thread so in `--sort pid`), by tid.

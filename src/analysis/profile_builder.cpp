@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "format/features.h"
-#include "format/offcpu_event.h"
 #include "util/byte_reader.h"
 #include "analysis/frames.h"
 #include "analysis/header_facts.h"
@@ -26,35 +25,18 @@ bool ProfileFilter::accepts_event(std::string_view name) const {
 
 namespace {
 
-// HEADER_CPU_TOPOLOGY (perf's write_cpu_topology): two lists of sibling
-// strings, then (core_id, socket_id) for each of NRCPUS' available CPUs.
-std::vector<CpuPlace> decode_cpu_topology(const Session& session) {
+// Each of NRCPUS' available CPUs' (core, socket), from HEADER_CPU_TOPOLOGY.
+std::vector<CpuPlace> cpu_places(const Session& session) {
   auto topo = session.feature(kFeatCpuTopology);
-  auto nr = session.feature(kFeatNrCpus);
-  if (topo.empty() || nr.size() < 4) return {};
-  const uint32_t cpus = load<uint32_t>(nr.data());
-  ByteReader r(topo);
-  std::string s;
-  for (int list = 0; list < 2; ++list) {
-    uint32_t n = 0;
-    if (!r.read(n)) return {};
-    for (uint32_t i = 0; i < n; ++i)
-      if (!read_feature_string(r, s)) return {};
-  }
-  if (cpus > r.remaining() / 8) return {};
-  std::vector<CpuPlace> out(cpus);
-  for (auto& c : out) r.read(c.core), r.read(c.socket);
+  auto cpus = decode_nr_cpus_available(session.feature(kFeatNrCpus));
+  if (topo.empty() || !cpus) return {};
+  auto entries = decode_cpu_topology(topo, *cpus);
+  if (!entries) return {};
+  std::vector<CpuPlace> out;
+  for (const auto& e : *entries) out.push_back({e.core, e.socket});
   return out;
 }
 
-// Clocks count nanoseconds, and so do off-CPU samples (bpf-output events
-// named as perf names its own off-CPU event, period = time off CPU).
-std::string event_unit(const perf_event_attr& a, const std::string& name) {
-  if (a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_CPU_CLOCK || a.config == PERF_COUNT_SW_TASK_CLOCK))
-    return "nanoseconds";
-  if (format::is_offcpu_event(a, name)) return "nanoseconds";
-  return "events";
-}
 
 // An event whose samples all carry period 0 (bpf-output: SDT probe hits in
 // recordings older than the recorder's fix, or perf's own) counts its
@@ -274,7 +256,7 @@ class ProfileBuilder::Impl {
     uint32_t& v = event_map_[e.index];
     if (v == UINT32_MAX) {
       v = static_cast<uint32_t>(profile_.events.size());
-      profile_.events.push_back({e.name, event_unit(e.attr, e.name), 0, 0, e.attr.sample_type, static_cast<uint32_t>(e.index)});
+      profile_.events.push_back({e.name, e.kind, 0, 0, e.attr.sample_type, static_cast<uint32_t>(e.index)});
     }
     return v;
   }
@@ -464,7 +446,7 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
   if (auto cmd = session.feature_string_list(kFeatCmdline)) {
     for (const auto& a : *cmd) { p.cmdline += p.cmdline.empty() ? "" : " "; p.cmdline += a; }
   }
-  p.cpus = decode_cpu_topology(session);
+  p.cpus = cpu_places(session);
   if (!options.header_facts_of.empty()) p.header_facts = header_facts_text(session, reader, options.header_facts_of);
   for (const auto& ps : p.samples)
     if (!p.thread_comms.count(ps.tid)) {
@@ -472,9 +454,9 @@ Profile build_profile(RecordReader& reader, Symbolizer& symbolizer, const Profil
       p.thread_comms[ps.tid] = comm.empty() || ps.tid == UINT32_MAX ? ps.comm : p.intern(comm);
     }
   p.lost_samples = walker.stats().lost_samples;
-  p.truncated_bytes = walker.stats().truncated_bytes;
+  p.outcome.truncated_bytes = walker.stats().truncated_bytes;
+  p.outcome.stop_error = walker.stats().stop_error;
   p.notes = symbolizer.notes();
-  if (!walker.stats().stop_error.empty()) p.notes.push_back("input ended early: " + walker.stats().stop_error);
   if (const DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty()) p.notes.push_back(u->note());
   if (!walker.jit_note().empty()) p.notes.push_back(walker.jit_note());
   if (walker.stats().bad_samples)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "format/features.h"
 #include "format/session.h"
 #include "format/stream_reader.h"
 #include "util/byte_reader.h"
@@ -23,8 +24,7 @@ SampleTimes find_sample_times(const std::string& path) {
     if (!metadata_done) {
       // Features come before the first event record in both modes.
       metadata_done = true;
-      auto f = session.feature(kFeatSampleTime);
-      if (f.size() >= 16) return {load<uint64_t>(f.data()), load<uint64_t>(f.data() + 8)};
+      if (auto t = decode_sample_time(session.feature(kFeatSampleTime))) return {t->first, t->second};
     }
     if (rec.header.type != kSample) continue;
     if (uint64_t time = session.sample_time(rec)) t.first = std::min(t.first, time), t.last = std::max(t.last, time);

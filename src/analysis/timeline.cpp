@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "format/offcpu_event.h"
+#include "format/event_kind.h"
 #include "format/records.h"
 
 namespace sonde::analysis {
@@ -11,7 +11,7 @@ void TimelineCollector::on_kept_sample(const format::Sample& s, uint32_t aggrega
   aggregate_.push_back(aggregate);
   time_.push_back(s.time);
   period_.push_back(s.period);
-  if (format::is_offcpu_event(s.event->attr, s.event->name)) {
+  if (format::is_offcpu(s.event->kind)) {
     if (t_.offcpu.size() < Timeline::kMaxSpans)
       t_.offcpu.push_back({s.time, s.period, aggregate});
     else

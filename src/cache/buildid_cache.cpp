@@ -122,6 +122,23 @@ std::optional<std::string> BuildIdCache::entry_dir(const std::string& abs_path, 
   return root_ + abs_path + "/" + id.hex();
 }
 
+std::string BuildIdCache::make_entry_dir(const std::string& abs_path, const BuildId& id) {
+  auto dir = entry_dir(abs_path, id);
+  if (!dir) throw_runtime("cannot cache {}: path not usable in the cache", abs_path);
+  make_dirs_inside(root_, *dir);
+  return *dir;
+}
+
+void BuildIdCache::link_entry_if_absent(const std::string& abs_path, const BuildId& id) {
+  if (!entry_dir(abs_path, id)) return;
+  const std::string hex = id.hex();
+  const std::string link_dir = root_ + "/.build-id/" + hex.substr(0, 2);
+  const std::string link_path = link_dir + "/" + hex.substr(2);
+  if (read_link(link_path)) return;
+  make_dirs_inside(root_, link_dir);
+  symlink_atomic("../.." + abs_path + "/" + hex, link_path);
+}
+
 BuildIdCache::Entry BuildIdCache::add(const std::string& path) {
   std::error_code ec;
   std::filesystem::path real = std::filesystem::canonical(path, ec);

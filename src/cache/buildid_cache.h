@@ -96,6 +96,14 @@ class BuildIdCache {
   // is not acceptable (relative, "..", empty components).
   std::optional<std::string> entry_dir(const std::string& abs_path, const BuildId& id) const;
 
+  // For files that other modules keep in an entry (the probe cache's
+  // `probes` and `sonde-probes`): the entry's folder, created under the root
+  // (a symlink planted on the way is refused), and its .build-id link, made
+  // when absent (an existing link, perhaps perf's, is kept). Throws when the
+  // path is not acceptable or the folder cannot be made inside the root.
+  std::string make_entry_dir(const std::string& abs_path, const BuildId& id);
+  void link_entry_if_absent(const std::string& abs_path, const BuildId& id);
+
  private:
   Entry link_in(const std::string& real_path, const BuildId& id, const std::string& file_name,
                 bool is_elf);

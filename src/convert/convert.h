@@ -75,9 +75,10 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
 // temporary file renamed onto out_path at the end. Returns the samples kept;
 // throws sonde::Error (runtime) when none is, leaving no file. `jitdumps`,
 // when given, receives the jit-PID.dump paths the recording maps (for
-// perf_jit_maps.h).
+// perf_jit_maps.h). A malformed record in the input is the reading policy's
+// error, "INPUT: REASON" (analysis/reading_outcome.h), and leaves no file.
 uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter& filter, const std::string& out_path,
-                         std::vector<std::string>* jitdumps = nullptr);
+                         std::vector<std::string>* jitdumps = nullptr, std::string_view input = "the recording");
 
 // The event a single-event format (folded, html) shows: the first event of
 // the profile. Returns UINT32_MAX when the profile has no events.

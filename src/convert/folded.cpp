@@ -10,7 +10,7 @@
 
 #include "convert/convert.h"
 #include "convert/frames.h"
-#include "format/offcpu_event.h"
+#include "format/event_kind.h"
 #include "util/error.h"
 
 namespace sonde::convert {
@@ -44,7 +44,7 @@ void write_folded(const analysis::Profile& p, const FoldedOptions& opts, std::os
     }
   };
   std::unordered_map<Key, uint64_t, KeyHash> counts;
-  const bool weigh_by_time = format::is_offcpu_event_name(p.events[ev].name);
+  const bool weigh_by_time = format::is_offcpu(p.events[ev].kind);
   for (const auto& s : p.samples) {
     if (s.event != ev) continue;
     Key k{opts.comm_frame || opts.pid_frame ? s.comm : 0u, opts.pid_frame ? s.pid : 0u, 0u, s.stack};

@@ -22,7 +22,7 @@
 #include "convert/html_assets.h"  // generated: kTemplateHtml, kFlamegraphJs
 #include "convert/page_assets.h"  // generated: kPageHtml, kPageJs
 #include "convert/page_data.h"
-#include "format/offcpu_event.h"
+#include "format/event_kind.h"
 #include "util/error.h"
 
 namespace sonde::convert {
@@ -139,6 +139,40 @@ void write_html(const analysis::Profile& p, const HtmlOptions& opts, std::ostrea
 
 namespace {
 
+// Top functions by self weight: frame, self w, total w, self c, total c.
+void append_top_functions(const FlameTree& tree, size_t frame_count, size_t limit, std::string& data) {
+  auto it = std::back_inserter(data);
+  auto totals = function_totals(tree, frame_count);
+  std::vector<uint32_t> order;
+  for (size_t i = 0; i < totals.size(); ++i)
+    if (totals[i].total_c) order.push_back(static_cast<uint32_t>(i));
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (totals[a].self_w != totals[b].self_w) return totals[a].self_w > totals[b].self_w;
+    return totals[a].total_w > totals[b].total_w;
+  });
+  if (order.size() > limit) order.resize(limit);
+  data += ",\"top\":[";
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& t = totals[order[i]];
+    fmt::format_to(it, "{}{},{},{},{},{}", i ? "," : "", order[i], t.self_w, t.total_w, t.self_c, t.total_c);
+  }
+}
+
+// The page: the template with its title, data and script filled in.
+void render_flame_page(const std::string& data, const HtmlOptions& opts, std::ostream& out) {
+  std::string safe_data;
+  safe_data.reserve(data.size() + 64);
+  append_script_safe(safe_data, data);
+  const std::string escaped_title = html_text(opts.title.empty() ? "sonde flame graph" : opts.title);
+  const Placeholder fills[] = {
+      {"@TITLE@", escaped_title, 2},  // <title> and <h1>
+      {"@DATA@", safe_data, 1},
+      {"@SCRIPT@", kFlamegraphJs, 1},
+  };
+  render_template(kTemplateHtml, fills, out);
+  if (!out) throw_runtime("html: cannot write the output");
+}
+
 void write_flame_page(const analysis::Profile& p, const HtmlOptions& opts, std::ostream& out) {
   const uint32_t ev = opts.event.empty() ? primary_event(p) : event_named(p, opts.event);
   if (!opts.event.empty() && ev == UINT32_MAX) throw_runtime("html: no event '{}' in the profile", opts.event);
@@ -154,9 +188,9 @@ void write_flame_page(const analysis::Profile& p, const HtmlOptions& opts, std::
 
   data += "{\"title\":" + json_str(opts.title);
   data += ",\"event\":" + json_str(event ? event->name : "");
-  data += ",\"unit\":" + json_str(event ? event->unit : "events");
+  data += ",\"unit\":" + json_str(event ? event->unit() : "events");
   // Off-CPU time is drawn in cold colours (flamegraph.js).
-  data += std::string(",\"cold\":") + (event && format::is_offcpu_event_name(event->name) ? "true" : "false");
+  data += std::string(",\"cold\":") + (event && format::is_offcpu(event->kind) ? "true" : "false");
   data += ",\"host\":" + json_str(p.hostname);
   data += ",\"cmdline\":" + json_str(p.cmdline);
   data += ",\"otherEvents\":[";
@@ -207,43 +241,9 @@ void write_flame_page(const analysis::Profile& p, const HtmlOptions& opts, std::
   else
     data += "]";
 
-  // Top functions by self weight: frame, self w, total w, self c, total c.
-  auto totals = function_totals(tree, frames.size());
-  std::vector<uint32_t> order;
-  for (size_t i = 0; i < totals.size(); ++i)
-    if (totals[i].total_c) order.push_back(static_cast<uint32_t>(i));
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (totals[a].self_w != totals[b].self_w) return totals[a].self_w > totals[b].self_w;
-    return totals[a].total_w > totals[b].total_w;
-  });
-  if (order.size() > opts.top_functions) order.resize(opts.top_functions);
-  data += ",\"top\":[";
-  for (size_t i = 0; i < order.size(); ++i) {
-    const auto& t = totals[order[i]];
-    fmt::format_to(it, "{}{},{},{},{},{}", i ? "," : "", order[i], t.self_w, t.total_w, t.self_c, t.total_c);
-  }
+  append_top_functions(tree, frames.size(), opts.top_functions, data);
   data += "]}";
-
-  std::string safe_data;
-  safe_data.reserve(data.size() + 64);
-  append_script_safe(safe_data, data);
-  std::string title = opts.title.empty() ? "sonde flame graph" : opts.title;
-  std::string escaped_title;
-  for (char c : title) {
-    switch (c) {
-      case '<': escaped_title += "&lt;"; break;
-      case '>': escaped_title += "&gt;"; break;
-      case '&': escaped_title += "&amp;"; break;
-      default: escaped_title.push_back(c);
-    }
-  }
-  const Placeholder fills[] = {
-      {"@TITLE@", escaped_title, 2},  // <title> and <h1>
-      {"@DATA@", safe_data, 1},
-      {"@SCRIPT@", kFlamegraphJs, 1},
-  };
-  render_template(kTemplateHtml, fills, out);
-  if (!out) throw_runtime("html: cannot write the output");
+  render_flame_page(data, opts, out);
 }
 
 }  // namespace

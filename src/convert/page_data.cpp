@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "convert/frames.h"
-#include "format/offcpu_event.h"
+#include "format/event_kind.h"
 
 namespace sonde::convert {
 
@@ -74,9 +74,9 @@ struct FrameTree {
 };
 
 const char* event_kind(const analysis::ProfileEvent& e, bool has_markers) {
-  if (format::is_offcpu_event_name(e.name)) return "off";
+  if (format::is_offcpu(e.kind)) return "off";
   if (has_markers) return "probe";
-  if (e.unit == "nanoseconds") return "cpu";
+  if (e.kind == format::EventKind::kCpuTime) return "cpu";
   return "other";
 }
 
@@ -157,7 +157,7 @@ class PageJson {
       const auto& e = p_.events[i];
       if (e.name == asked) shown = static_cast<uint32_t>(i);
       d_ += fmt::format("{}{{\"name\":{},\"unit\":{},\"kind\":\"{}\",\"samples\":{},\"period\":{}}}", i ? "," : "",
-                        json_str(e.name), json_str(e.unit), event_kind(e, probe[i]), e.samples, e.period);
+                        json_str(e.name), json_str(e.unit()), event_kind(e, probe[i]), e.samples, e.period);
     }
     for (size_t i = 0; i < p_.events.size() && shown == UINT32_MAX; ++i)
       if (!probe[i]) shown = static_cast<uint32_t>(i);

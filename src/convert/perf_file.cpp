@@ -7,6 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "analysis/reading_outcome.h"
 #include "convert/convert.h"
 #include "format/file_mode_writer.h"
 #include "format/records.h"
@@ -62,7 +63,7 @@ void note_jitdump(const format::RecordView& rec, std::vector<std::string>& jitdu
 }  // namespace
 
 uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter& f, const std::string& out_path,
-                         std::vector<std::string>* jitdumps) {
+                         std::vector<std::string>* jitdumps, std::string_view input) {
   format::FileModeWriter w(out_path);  // removes its temporary file unless finish() runs
   format::Session session;
   Comms comms;
@@ -89,7 +90,7 @@ uint64_t write_perf_file(format::RecordReader& in, const analysis::ProfileFilter
     }
     w.write(rec);
   }
-  if (!in.error().empty()) throw_runtime("cannot convert the recording: {}", in.error());
+  analysis::throw_if_stopped(analysis::outcome_of(in), input);
   if (kept == 0) throw_runtime("convert: no samples{}", filtering ? " match the filters" : " in the recording");
   w.finish();
   return kept;

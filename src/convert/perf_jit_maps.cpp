@@ -15,7 +15,6 @@ namespace sonde::convert {
 
 namespace {
 
-constexpr uint64_t kMaxJitFileBytes = 1ull << 30;  // as every reader of JIT files
 
 // The recording's copies of perf maps (INPUT.jit/perf-PID.map), by pid.
 std::map<uint32_t, std::string> perf_map_copies(const std::string& input_path) {
@@ -38,7 +37,7 @@ std::string one_line(std::string_view name) {
 
 void append_jitdump(const std::string& path, std::string& map, std::vector<std::string>& notes) {
   std::string bytes, why;
-  if (!jit::read_jit_file(path, kMaxJitFileBytes, bytes, &why)) {
+  if (!jit::read_jit_file(path, jit::kMaxJitFileBytes, bytes, &why)) {
     notes.push_back(why);
     return;
   }
@@ -55,7 +54,7 @@ PerfJitMaps write_perf_jit_maps(const std::vector<std::string>& jitdumps, const 
   PerfJitMaps result;
   for (const auto& [pid, copy] : perf_map_copies(input_path)) {
     std::string text, why;
-    if (jit::read_jit_file(copy, kMaxJitFileBytes, text, &why))
+    if (jit::read_jit_file(copy, jit::kMaxJitFileBytes, text, &why))
       maps[pid] += text;
     else
       result.notes.push_back(why);

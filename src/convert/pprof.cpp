@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "format/offcpu_event.h"
+#include "format/event_kind.h"
 #include "convert/convert.h"
 #include "util/error.h"
 
@@ -161,9 +161,14 @@ void write_value_type(pb::Builder<pb::Profile>& out, pb::Profile field, int64_t 
 // its own kind: "off-cpu" (blocked) and "off-cpu-preempt" (runnable), so
 // `go tool pprof -sample_index=off-cpu` picks it beside "cpu".
 std::pair<std::string, std::string> period_type(const analysis::ProfileEvent& e) {
-  if (e.name == format::kOffcpuBlockedEvent) return {"off-cpu", "nanoseconds"};
-  if (e.name == format::kOffcpuPreemptEvent) return {"off-cpu-preempt", "nanoseconds"};
-  if (e.unit == "nanoseconds") return {"cpu", "nanoseconds"};
+  switch (e.kind) {
+    case format::EventKind::kOffcpuBlocked: return {"off-cpu", "nanoseconds"};
+    case format::EventKind::kOffcpuRunnable: return {"off-cpu-preempt", "nanoseconds"};
+    case format::EventKind::kCpuTime: return {"cpu", "nanoseconds"};
+    case format::EventKind::kSdtHit:
+    case format::EventKind::kTracepoint:
+    case format::EventKind::kCount: break;
+  }
   return {e.name, "count"};
 }
 

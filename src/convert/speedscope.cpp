@@ -24,18 +24,8 @@ std::string json_quote(std::string_view s) {
   return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-}  // namespace
-
-void write_speedscope(const analysis::Profile& p, const SpeedscopeOptions& opts, std::ostream& out) {
-  FrameTable table(p);
-  std::string buf;
-  buf.reserve(1 << 20);
-  auto flush = [&] {
-    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-    buf.clear();
-  };
-  auto it = std::back_inserter(buf);
-
+// The document's start: its schema, name and the shared frame table.
+void append_header_and_frames(const FrameTable& table, const SpeedscopeOptions& opts, std::string& buf) {
   buf += "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"sonde\",\"name\":";
   buf += json_quote(opts.name.empty() ? "sonde profile" : opts.name);
   buf += ",\"activeProfileIndex\":0,\"shared\":{\"frames\":[";
@@ -50,6 +40,21 @@ void write_speedscope(const analysis::Profile& p, const SpeedscopeOptions& opts,
     buf += '}';
   }
   buf += "]},\"profiles\":[";
+}
+
+}  // namespace
+
+void write_speedscope(const analysis::Profile& p, const SpeedscopeOptions& opts, std::ostream& out) {
+  FrameTable table(p);
+  std::string buf;
+  buf.reserve(1 << 20);
+  auto flush = [&] {
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    buf.clear();
+  };
+  auto it = std::back_inserter(buf);
+
+  append_header_and_frames(table, opts, buf);
 
   // Threads in a stable order: by event, then pid, then tid.
   struct Thread {
@@ -72,7 +77,7 @@ void write_speedscope(const analysis::Profile& p, const SpeedscopeOptions& opts,
   for (auto& [key, t] : threads) {
     auto [ev, pid, tid] = key;
     const auto& event = p.events[ev];
-    const bool time = event.unit == "nanoseconds";
+    const bool time = format::is_time(event.kind);
     // Merge the thread's aggregates that differ only by cpu.
     std::sort(t.samples.begin(), t.samples.end(),
               [&](uint32_t a, uint32_t b) { return p.samples[a].first_time < p.samples[b].first_time; });

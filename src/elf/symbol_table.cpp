@@ -48,42 +48,13 @@ void SymbolTable::add_owned(uint64_t addr, uint64_t size, std::string_view name)
   add_view(addr, size, arena_.add(name));
 }
 
-void SymbolTable::add_elf(const ElfFile& file, bool with_plt) {
-  Elf* elf = file.elf();
-  Elf_Scn* dynsym_scn = nullptr;
-  // .symtab first: among equally good aliases the earlier one wins, and perf
-  // reads .symtab alone when there is one.
-  std::vector<Elf_Scn*> tables;
-  for (uint32_t want : {SHT_SYMTAB, SHT_DYNSYM}) {
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-      GElf_Shdr sh;
-      if (gelf_getshdr(scn, &sh) && sh.sh_type == want) tables.push_back(scn);
-      if (want == SHT_DYNSYM && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) dynsym_scn = scn;
-    }
-  }
-  for (Elf_Scn* scn : tables) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh)) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (!data || !data->d_buf || sh.sh_entsize == 0) continue;
-    size_t n = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 1; i < n; ++i) {
-      GElf_Sym s;
-      if (!gelf_getsym(data, static_cast<int>(i), &s) || !is_function(elf, s)) continue;
-      // elf_strptr checks st_name against the string table's bounds.
-      const char* name = elf_strptr(elf, sh.sh_link, s.st_name);
-      if (!name || !*name) continue;
-      syms_.push_back({s.st_value, s.st_size, name});
-      int bind = GELF_ST_BIND(s.st_info);
-      prio_.push_back(bind == STB_WEAK ? kRankWeak : bind == STB_LOCAL ? kRankLocal : kRankGlobal);
-    }
-  }
-  if (!with_plt) return;
+namespace {
 
-  // PLT slots: .rela.plt entry i is served by slot i of .plt.sec (IBT
-  // layout) or slot i+1 of .plt (slot 0 is the resolver stub). x86-64/i386
-  // slots are 16 bytes.
+// PLT slots: .rela.plt entry i is served by slot i of .plt.sec (IBT
+// layout) or slot i+1 of .plt (slot 0 is the resolver stub). x86-64/i386
+// slots are 16 bytes.
+void add_plt_slots(const ElfFile& file, Elf_Scn* dynsym_scn, SymbolTable& table) {
+  Elf* elf = file.elf();
   auto rela = file.section_info(".rela.plt");
   auto plt_sec = file.section_info(".plt.sec");
   auto plt = file.section_info(".plt");
@@ -130,8 +101,44 @@ void SymbolTable::add_elf(const ElfFile& file, bool with_plt) {
       if (!sn) continue;
     }
     name.assign(sn).append("@plt");
-    add_owned(addr, slot, name);
+    table.add_owned(addr, slot, name);
   }
+}
+
+}  // namespace
+
+void SymbolTable::add_elf(const ElfFile& file, bool with_plt) {
+  Elf* elf = file.elf();
+  Elf_Scn* dynsym_scn = nullptr;
+  // .symtab first: among equally good aliases the earlier one wins, and perf
+  // reads .symtab alone when there is one.
+  std::vector<Elf_Scn*> tables;
+  for (uint32_t want : {SHT_SYMTAB, SHT_DYNSYM}) {
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+      GElf_Shdr sh;
+      if (gelf_getshdr(scn, &sh) && sh.sh_type == want) tables.push_back(scn);
+      if (want == SHT_DYNSYM && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) dynsym_scn = scn;
+    }
+  }
+  for (Elf_Scn* scn : tables) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh)) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data || !data->d_buf || sh.sh_entsize == 0) continue;
+    size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 1; i < n; ++i) {
+      GElf_Sym s;
+      if (!gelf_getsym(data, static_cast<int>(i), &s) || !is_function(elf, s)) continue;
+      // elf_strptr checks st_name against the string table's bounds.
+      const char* name = elf_strptr(elf, sh.sh_link, s.st_name);
+      if (!name || !*name) continue;
+      syms_.push_back({s.st_value, s.st_size, name});
+      int bind = GELF_ST_BIND(s.st_info);
+      prio_.push_back(bind == STB_WEAK ? kRankWeak : bind == STB_LOCAL ? kRankLocal : kRankGlobal);
+    }
+  }
+  if (with_plt) add_plt_slots(file, dynsym_scn, *this);
 }
 
 void SymbolTable::finalize(uint64_t max_gap, Aliases rule) {

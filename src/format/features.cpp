@@ -98,4 +98,33 @@ std::optional<std::vector<EventDesc>> decode_event_desc(std::span<const uint8_t>
   return out;
 }
 
+std::optional<uint32_t> decode_nr_cpus_available(std::span<const uint8_t> payload) {
+  ByteReader r(payload);
+  uint32_t n = 0;
+  if (!r.read(n)) return std::nullopt;
+  return n;
+}
+
+std::optional<std::vector<CpuTopologyEntry>> decode_cpu_topology(std::span<const uint8_t> payload, uint32_t cpus) {
+  ByteReader r(payload);
+  std::string s;
+  for (int list = 0; list < 2; ++list) {
+    uint32_t n = 0;
+    if (!r.read(n)) return std::nullopt;
+    for (uint32_t i = 0; i < n; ++i)
+      if (!read_feature_string(r, s)) return std::nullopt;
+  }
+  if (cpus > r.remaining() / 8) return std::nullopt;
+  std::vector<CpuTopologyEntry> out(cpus);
+  for (auto& c : out) r.read(c.core), r.read(c.socket);
+  return out;
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> decode_sample_time(std::span<const uint8_t> payload) {
+  ByteReader r(payload);
+  uint64_t first = 0, last = 0;
+  if (!r.read(first) || !r.read(last)) return std::nullopt;
+  return std::pair{first, last};
+}
+
 }  // namespace sonde::format

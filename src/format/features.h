@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "format/perf_abi.h"
@@ -49,5 +50,15 @@ bool read_feature_string(sonde::ByteReader& r, std::string& out);
 std::optional<std::string> decode_string(std::span<const uint8_t> payload);
 std::optional<std::vector<std::string>> decode_string_list(std::span<const uint8_t> payload);
 std::optional<std::vector<EventDesc>> decode_event_desc(std::span<const uint8_t> payload);
+// HEADER_NRCPUS: (nr_cpus_available, nr_cpus_online).
+std::optional<uint32_t> decode_nr_cpus_available(std::span<const uint8_t> payload);
+// HEADER_CPU_TOPOLOGY (perf's write_cpu_topology): two lists of sibling
+// strings, then (core_id, socket_id) for each of `cpus` CPUs.
+struct CpuTopologyEntry {
+  int32_t core = -1, socket = -1;
+};
+std::optional<std::vector<CpuTopologyEntry>> decode_cpu_topology(std::span<const uint8_t> payload, uint32_t cpus);
+// HEADER_SAMPLE_TIME: the first and last sample times.
+std::optional<std::pair<uint64_t, uint64_t>> decode_sample_time(std::span<const uint8_t> payload);
 
 }  // namespace sonde::format

@@ -100,6 +100,94 @@ std::optional<ForkExitView> ForkExitView::parse(std::span<const uint8_t> bytes) 
   return ForkExitView{f.header.misc, f.pid, f.ppid, f.tid, f.ptid, f.time};
 }
 
+std::optional<KsymbolView> KsymbolView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  KsymbolFixed f;
+  if (!read_fixed(r, kKsymbol, f)) return std::nullopt;
+  KsymbolView v{f.addr, f.len, f.ksym_type, f.flags, {}, false};
+  read_text(r, v.name, v.name_terminated);
+  return v;
+}
+
+std::optional<BpfEventView> BpfEventView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  BpfEvent f;
+  if (!read_fixed(r, kBpfEvent, f)) return std::nullopt;
+  return BpfEventView{f.type, f.flags, f.id};
+}
+
+std::optional<RecordThread> record_thread(std::span<const uint8_t> bytes) {
+  RecordHeader h;
+  if (!ByteReader(bytes).read(h)) return std::nullopt;
+  switch (h.type) {
+    case kMmap:
+      if (auto m = MmapView::parse(bytes)) return RecordThread{m->pid, m->tid};
+      break;
+    case kMmap2:
+      if (auto m = Mmap2View::parse(bytes)) return RecordThread{m->pid, m->tid};
+      break;
+    case kComm:
+      if (auto c = CommView::parse(bytes)) return RecordThread{c->pid, c->tid};
+      break;
+    case kFork:
+    case kExit:
+      if (auto f = ForkExitView::parse(bytes)) return RecordThread{f->pid, f->tid};
+      break;
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+IdIndexView::Entry IdIndexView::entry(size_t i) const {
+  const uint8_t* p = entries.data() + 32 * i;
+  return {load<uint64_t>(p), load<uint64_t>(p + 8), load<uint64_t>(p + 16), load<uint64_t>(p + 24)};
+}
+
+std::optional<IdIndexView> IdIndexView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  RecordHeader h;
+  IdIndexView v;
+  if (!r.read(h) || h.type != kIdIndex) return std::nullopt;
+  r.read(v.nr);  // a record without its count is one without entries
+  const size_t whole = std::min<uint64_t>(v.nr, r.remaining() / 32);
+  v.entries = {r.pos(), whole * 32};
+  return v;
+}
+
+uint64_t ThreadMapView::pid(size_t i) const { return load<uint64_t>(entries.data() + 24 * i); }
+
+std::optional<ThreadMapView> ThreadMapView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  RecordHeader h;
+  ThreadMapView v;
+  if (!r.read(h) || h.type != kThreadMap) return std::nullopt;
+  r.read(v.nr);
+  const size_t whole = std::min<uint64_t>(v.nr, r.remaining() / 24);
+  v.entries = {r.pos(), whole * 24};
+  return v;
+}
+
+std::optional<CpuMapView> CpuMapView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  RecordHeader h;
+  if (!r.read(h) || h.type != kCpuMap) return std::nullopt;
+  CpuMapView v;
+  uint16_t type = 0;
+  r.read(type);
+  if (type == 0) {  // a list: nr, then the CPUs
+    uint16_t nr = 0, cpu = 0;
+    r.read(nr);
+    for (uint16_t i = 0; i < nr && r.read(cpu); ++i) v.cpus.push_back(cpu);
+  } else if (type == 2) {  // a range: any_cpu, pad, first, last
+    uint8_t any = 0, pad = 0;
+    uint16_t first = 0, last = 0;
+    if (r.read(any) && r.read(pad) && r.read(first) && r.read(last))
+      for (uint32_t c = first; c <= last; ++c) v.cpus.push_back(static_cast<uint16_t>(c));
+  }
+  return v;
+}
+
 std::optional<LostView> LostView::parse(std::span<const uint8_t> bytes) {
   ByteReader r(bytes);
   Lost f;
@@ -169,6 +257,12 @@ std::optional<std::string_view> EventUpdateView::name() const {
   std::string_view s;
   if (!r.cstring(s)) return std::nullopt;
   return s;
+}
+
+std::optional<std::string_view> EventUpdateView::name_text() const {
+  if (type != kEventUpdateName) return std::nullopt;
+  const char* p = reinterpret_cast<const char*>(payload.data());
+  return std::string_view(p, strnlen(p, payload.size()));
 }
 
 std::optional<TracingDataView> TracingDataView::parse(std::span<const uint8_t> bytes) {

@@ -28,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "format/perf_abi.h"
 #include "format/record_builder.h"
@@ -84,6 +85,63 @@ struct ForkExitView {
   uint64_t time = 0;
 
   static std::optional<ForkExitView> parse(std::span<const uint8_t> bytes);
+};
+
+// KSYMBOL (17): a kernel symbol registered or unregistered at run time.
+struct KsymbolView {
+  uint64_t addr = 0;
+  uint32_t len = 0;
+  uint16_t ksym_type = 0, flags = 0;
+  std::string_view name;
+  bool name_terminated = false;
+
+  static std::optional<KsymbolView> parse(std::span<const uint8_t> bytes);
+};
+
+// BPF_EVENT (18): a BPF program loaded or unloaded.
+struct BpfEventView {
+  uint16_t type = 0, flags = 0;
+  uint32_t id = 0;
+
+  static std::optional<BpfEventView> parse(std::span<const uint8_t> bytes);
+};
+
+// The thread a side-band record is about (MMAP, MMAP2, COMM: its own;
+// FORK, EXIT: the child), for perf script's side-band lines. nullopt for
+// another kind, or a record shorter than its fixed part.
+struct RecordThread {
+  uint32_t pid = 0, tid = 0;
+};
+std::optional<RecordThread> record_thread(std::span<const uint8_t> bytes);
+
+// Records perf writes about the recording itself (file mode): ID_INDEX
+// (69), THREAD_MAP (73) and CPU_MAP (74). Entries are read as far as whole
+// ones remain; `nr` is what the record claims.
+struct IdIndexView {
+  struct Entry {
+    uint64_t id = 0, idx = 0, cpu = 0, tid = 0;
+  };
+  uint64_t nr = 0;
+  std::span<const uint8_t> entries;  // whole 32-byte entries, unaligned
+
+  size_t count() const { return entries.size() / 32; }
+  Entry entry(size_t i) const;
+  static std::optional<IdIndexView> parse(std::span<const uint8_t> bytes);
+};
+struct ThreadMapView {
+  uint64_t nr = 0;
+  std::span<const uint8_t> entries;  // whole 24-byte entries (pid, 16-byte comm)
+
+  size_t count() const { return entries.size() / 24; }
+  uint64_t pid(size_t i) const;
+  static std::optional<ThreadMapView> parse(std::span<const uint8_t> bytes);
+};
+// The CPU list of its cpu-list (0) and range (2) forms; another form (a
+// mask) gives no CPUs.
+struct CpuMapView {
+  std::vector<uint16_t> cpus;
+
+  static std::optional<CpuMapView> parse(std::span<const uint8_t> bytes);
 };
 
 // LOST (2): the kernel dropped `lost` records of the event `id`.
@@ -143,6 +201,9 @@ struct EventUpdateView {
   // The NUL-terminated name of the name form; nullopt for another form or
   // a name without its NUL.
   std::optional<std::string_view> name() const;
+  // The name form's text up to its NUL or the record's end (perf -D's);
+  // nullopt for another form.
+  std::optional<std::string_view> name_text() const;
   static std::optional<EventUpdateView> parse(std::span<const uint8_t> bytes);
 };
 

@@ -37,6 +37,7 @@ struct Sample {
   std::span<const uint8_t> regs_user;  // popcount(sample_regs_user) u64s
   std::span<const uint8_t> stack_user;
   uint64_t stack_dyn_size = 0;
+  uint32_t stack_user_at = 0;  // where STACK_USER's size field is, in the body (after the header)
 
   size_t callchain_size() const { return callchain.size() / 8; }
   uint64_t callchain_at(size_t i) const { return load<uint64_t>(callchain.data() + 8 * i); }

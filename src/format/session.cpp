@@ -25,7 +25,7 @@ bool Session::observe(const RecordView& rec) {
       if (f->feat_id == kFeatEventDesc) {
         if (auto descs = decode_event_desc(f->payload)) {
           for (size_t i = 0; i < descs->size() && i < events_.size(); ++i)
-            if (!(*descs)[i].name.empty()) events_[i].name = (*descs)[i].name;
+            if (!(*descs)[i].name.empty()) name_event(events_[i], (*descs)[i].name);
         }
       }
       return true;
@@ -35,7 +35,7 @@ bool Session::observe(const RecordView& rec) {
       auto name = u ? u->name() : std::nullopt;
       if (name) {
         if (auto* ev = event_for_id(u->id))
-          events_[ev->index].name = std::string(*name);
+          name_event(events_[ev->index], std::string(*name));
         else
           pending_names_[u->id] = std::string(*name);
       }
@@ -58,6 +58,11 @@ bool Session::observe(const RecordView& rec) {
   }
 }
 
+void Session::name_event(EventInfo& ev, std::string name) {
+  ev.name = std::move(name);
+  ev.kind = classify_event(ev.attr, ev.name);
+}
+
 void Session::add_attr(const RecordView& rec) {
   // Without a usable attr no sample can be decoded, so a bad one ends the
   // reading with one line.
@@ -68,11 +73,11 @@ void Session::add_attr(const RecordView& rec) {
   ev.attr = a->attr;
   for (size_t i = 0; i < a->id_count(); ++i) ev.ids.push_back(a->id(i));
   ev.index = events_.size();
-  ev.name = default_event_name(ev.attr);
+  name_event(ev, default_event_name(ev.attr));
   for (uint64_t id : ev.ids) {
     id_to_event_[id] = ev.index;
     auto it = pending_names_.find(id);
-    if (it != pending_names_.end()) ev.name = it->second;
+    if (it != pending_names_.end()) name_event(ev, it->second);
   }
   events_.push_back(std::move(ev));
   if (events_.size() == 1) recompute_layout();
@@ -164,10 +169,10 @@ bool Session::decode_sample(const RecordView& rec, Sample& s, std::string* why) 
   return ok;
 }
 
-bool decode_sample_body(const perf_event_attr& a, std::span<const uint8_t> body, Sample& s, std::string* why) {
-  s = Sample{};
-  const uint64_t st = a.sample_type;
-  ByteReader r(body);
+namespace {
+
+// The fixed u64 fields, in the kernel's order (sample_field_offset's too).
+bool read_fixed_fields(uint64_t st, ByteReader& r, Sample& s) {
   bool ok = true;
   if (st & PERF_SAMPLE_IDENTIFIER) ok &= r.read(s.id);
   if (st & PERF_SAMPLE_IP) ok &= r.read(s.ip);
@@ -181,7 +186,22 @@ bool decode_sample_body(const perf_event_attr& a, std::span<const uint8_t> body,
     ok &= r.read(s.cpu) && r.read(res);
   }
   if (st & PERF_SAMPLE_PERIOD) ok &= r.read(s.period);
-  if (!ok) return fail(why, "sample shorter than its fixed fields");
+  return ok;
+}
+
+}  // namespace
+
+bool decode_sample_fixed(uint64_t sample_type, std::span<const uint8_t> body, Sample& s) {
+  s = Sample{};
+  ByteReader r(body);
+  return read_fixed_fields(sample_type, r, s);
+}
+
+bool decode_sample_body(const perf_event_attr& a, std::span<const uint8_t> body, Sample& s, std::string* why) {
+  s = Sample{};
+  const uint64_t st = a.sample_type;
+  ByteReader r(body);
+  if (!read_fixed_fields(st, r, s)) return fail(why, "sample shorter than its fixed fields");
   if (st & PERF_SAMPLE_READ) {
     const uint64_t rf = a.read_format;
     size_t per_value = 1 + ((rf & PERF_FORMAT_ID) ? 1 : 0) + ((rf & (1u << 4)) ? 1 : 0);
@@ -214,6 +234,7 @@ bool decode_sample_body(const perf_event_attr& a, std::span<const uint8_t> body,
     if (!read_regs(r, a.sample_regs_user, s.regs_abi, s.regs_user)) return fail(why, "sample user registers overrun the record");
   }
   if (st & PERF_SAMPLE_STACK_USER) {
+    s.stack_user_at = static_cast<uint32_t>(r.pos() - body.data());
     uint64_t size;
     if (!r.read(size)) return fail(why, "sample user stack overruns the record");
     if (size) {

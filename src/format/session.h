@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "format/event_kind.h"
 #include "format/perf_abi.h"
 #include "format/sample.h"
 #include "format/stream_reader.h"
@@ -22,6 +23,7 @@ struct EventInfo {
   std::vector<uint64_t> ids;
   std::string name;
   size_t index = 0;
+  EventKind kind = EventKind::kCount;  // from attr and name, set with either (event_kind.h)
 };
 
 // Byte offset, in the body of a SAMPLE (after its header), of the fixed u64
@@ -35,6 +37,10 @@ int sample_field_offset(uint64_t sample_type, uint64_t field);
 // renaming its samples in place). false (with *why set) if malformed.
 bool decode_sample_body(const perf_event_attr& attr, std::span<const uint8_t> body, Sample& out,
                         std::string* why = nullptr);
+
+// Only the fixed fields (IDENTIFIER ... PERIOD) of a SAMPLE's body: false
+// when it is shorter than they are.
+bool decode_sample_fixed(uint64_t sample_type, std::span<const uint8_t> body, Sample& out);
 
 class Session {
  public:
@@ -64,6 +70,8 @@ class Session {
   // nullptr (and *why) when it names none.
   const EventInfo* sample_event(std::span<const uint8_t> body, std::string* why) const;
   void add_attr(const RecordView& rec);
+  // Sets an event's name and, with it, its kind.
+  static void name_event(EventInfo& ev, std::string name);
   void recompute_layout();
 
   std::vector<EventInfo> events_;

@@ -14,6 +14,10 @@
 namespace sonde::jit {
 
 // "jit-PID.dump" as a file name (any directory): the pid, else nullopt.
+// The most of a JIT file (jitdump, perf map) any reader reads: a runtime
+// never writes that much, a hostile file may claim more.
+inline constexpr uint64_t kMaxJitFileBytes = 1ull << 30;
+
 std::optional<uint32_t> jitdump_pid(std::string_view path);
 // "perf-PID.map" as a file name: the pid, else nullopt.
 std::optional<uint32_t> perf_map_pid(std::string_view path);

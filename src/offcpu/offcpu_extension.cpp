@@ -8,6 +8,8 @@
 
 #include "offcpu/offcpu_bpf.h"
 #include "offcpu/offcpu_sample.h"
+#include "util/clock.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 #include "util/fields.h"
 #include "util/fs.h"
@@ -17,12 +19,6 @@ namespace sonde::offcpu {
 namespace {
 
 constexpr uint64_t kMaxThreshMs = 3600 * 1000;
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 }  // namespace
 
@@ -172,20 +168,17 @@ void OffcpuExtension::warn_losses() const {
   uint64_t ring = bpf_->stat(SONDE_OFFCPU_STAT_RING_FULL), starts = bpf_->stat(SONDE_OFFCPU_STAT_STARTS_FULL);
   uint64_t bad = bpf_->stat(SONDE_OFFCPU_STAT_BAD_ARGS), no_copy = bpf_->stat(SONDE_OFFCPU_STAT_COPIES_FULL);
   if (ring || starts)
-    std::fprintf(stderr, "sonde: warning: off-cpu: %llu blocks lost (ring buffer full), %llu switch-outs not followed "
-                 "(too many threads off CPU)\n", static_cast<unsigned long long>(ring),
-                 static_cast<unsigned long long>(starts));
+    warn("off-cpu: {} blocks lost (ring buffer full), {} switch-outs not followed "
+                 "(too many threads off CPU)", ring, starts);
   if (uint64_t no_stack = bpf_->stat(SONDE_OFFCPU_STAT_NO_STACK))
-    std::fprintf(stderr, "sonde: warning: off-cpu: %llu switch-outs lost a kernel or user stack (another stack held "
-                 "its slot in the stack map); their blocks lack those frames\n",
-                 static_cast<unsigned long long>(no_stack));
+    warn("off-cpu: {} switch-outs lost a kernel or user stack (another stack held "
+                 "its slot in the stack map); their blocks lack those frames", no_stack);
   if (no_copy)
-    std::fprintf(stderr, "sonde: warning: off-cpu: %llu switch-outs without a user stack copy (more than %u "
-                 "threads off CPU at once); their blocks have frame-pointer stacks\n",
-                 static_cast<unsigned long long>(no_copy), kUserStackCopies);
+    warn("off-cpu: {} switch-outs without a user stack copy (more than {} "
+         "threads off CPU at once); their blocks have frame-pointer stacks", no_copy, kUserStackCopies);
   if (bad)
-    std::fprintf(stderr, "sonde: warning: off-cpu: this kernel's sched_switch tracepoint has another argument layout; "
-                 "%llu switches ignored\n", static_cast<unsigned long long>(bad));
+    warn("off-cpu: this kernel's sched_switch tracepoint has another argument layout; "
+                 "{} switches ignored", bad);
 }
 
 void OffcpuExtension::on_fork(pid_t pid, pid_t /*ppid*/) {

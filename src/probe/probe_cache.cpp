@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "cache/buildid_cache.h"
 #include "util/error.h"
 #include "util/fs.h"
 
@@ -30,18 +31,7 @@ const char* perf_reg_name(uint8_t slot) {
 
 }  // namespace
 
-bool is_safe_abs_path(const std::string& p) {
-  if (p.size() < 2 || p[0] != '/' || p.find('\0') != std::string::npos) return false;
-  size_t i = 1;
-  while (i <= p.size()) {
-    size_t j = p.find('/', i);
-    if (j == std::string::npos) j = p.size();
-    std::string_view c(p.data() + i, j - i);
-    if (c.empty() || c == "." || c == "..") return false;
-    i = j + 1;
-  }
-  return true;
-}
+bool is_safe_abs_path(const std::string& p) { return is_safe_cache_path(p); }
 
 bool is_hex_build_id(const std::string& s) {
   if (s.size() < 2 || s.size() > 40 || s.size() % 2) return false;
@@ -52,12 +42,7 @@ ProbeCache::ProbeCache(std::string root) : root_(std::move(root)) {
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
 }
 
-std::string ProbeCache::default_root(const std::string& cli_dir) {
-  if (!cli_dir.empty()) return cli_dir;
-  if (const char* e = std::getenv("SONDE_BUILDID_DIR"); e && *e) return e;
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/root") + "/.debug";
-}
+std::string ProbeCache::default_root(const std::string& cli_dir) { return BuildIdCache::default_root(cli_dir); }
 
 std::optional<std::string> ProbeCache::entry_dir(const std::string& abs_path, const std::string& bid) const {
   if (!is_safe_abs_path(abs_path) || !is_hex_build_id(bid)) return std::nullopt;
@@ -119,17 +104,17 @@ void ProbeCache::store(const SdtFile& f) {
   }
   j["symbols"] = symbols;
   j["sites"] = std::move(sites);
-  make_dirs(*dir);
+  // The entry's folder and its .build-id link (perf finds entries through
+  // it; an existing one is kept) are the build-id cache's to lay out.
+  BuildIdCache layout(root_);
+  layout.make_entry_dir(f.path, f.build_id);
   write_file_atomic(*dir + "/" + kSondeFile, j.dump() + "\n");
   write_file_atomic(*dir + "/probes", perf_probes_text(f));
-  // perf finds cache entries through .build-id links; add ours if absent.
   std::string hex = f.build_id.hex();
-  std::string link_dir = root_ + "/.build-id/" + hex.substr(0, 2);
-  std::string link = link_dir + "/" + hex.substr(2);
-  std::error_code ec;
-  if (!fs::is_symlink(link, ec)) {
-    make_dirs(link_dir);
-    ::symlink(("../.." + f.path + "/" + hex).c_str(), link.c_str());  // best effort: a racing writer made it
+  try {
+    layout.link_entry_if_absent(f.path, f.build_id);
+  } catch (const Error&) {
+    // best effort, as before: a racing writer made it, or a link cannot be made
   }
   // Index: replace this path's lines.
   auto entries = index();

@@ -106,6 +106,59 @@ bool fits_memory_offset(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$'; }
 
+// A memory operand's displacement: numbers and at most one symbol, joined
+// by + and -. "" or why it cannot be read.
+std::string parse_x86_displacement(std::string_view d, std::string_view op, int64_t& disp, std::string& sym) {
+  size_t i = 0;
+  while (i < d.size()) {
+    bool neg = false;
+    if (d[i] == '+' || d[i] == '-') {
+      neg = d[i] == '-';
+      ++i;
+    }
+    size_t j = i;
+    while (j < d.size() && d[j] != '+' && d[j] != '-') ++j;
+    std::string_view term = trim(d.substr(i, j - i));
+    if (term.empty()) return fmt::format("malformed displacement in '{}'", op);
+    if (is_ident_start(term.front()) && !(term.size() > 1 && term[0] == '0')) {
+      if (neg || !sym.empty()) return fmt::format("unsupported symbol expression in '{}'", op);
+      sym = std::string(term);
+    } else {
+      uint64_t mag = 0;
+      auto st = parse_magnitude(term, mag);
+      ParsedInt v = st == ParsedInt::kOk ? signed_value(neg, mag) : ParsedInt{st, 0};
+      if (v.status == ParsedInt::kNotANumber) return fmt::format("malformed displacement in '{}'", op);
+      if (!v || __builtin_add_overflow(disp, *v, &disp))
+        return too_big("displacement", op);
+    }
+    i = j;
+  }
+  return {};
+}
+
+// A memory operand's (base, index, scale). "" or why it cannot be read.
+std::string parse_x86_registers(const std::vector<std::string_view>& parts, std::string_view op, uint8_t addr_width,
+                                SdtArg& a) {
+  if (!parts[0].empty()) {
+    if (parts[0].front() != '%') return fmt::format("malformed base register in '{}'", op);
+    auto r = x86_register(parts[0].substr(1));
+    if (!r || r->width != addr_width || r->shift) return fmt::format("unsupported base register in '{}'", op);
+    a.base = r->slot;
+  }
+  if (parts.size() >= 2 && !parts[1].empty()) {
+    if (parts[1].front() != '%') return fmt::format("malformed index register in '{}'", op);
+    auto r = x86_register(parts[1].substr(1));
+    if (!r || r->width != addr_width || r->shift || r->slot == RIP) return fmt::format("unsupported index register in '{}'", op);
+    a.index = r->slot;
+  }
+  if (parts.size() == 3) {
+    auto s = parse_int(parts[2]);
+    if (!s || (*s != 1 && *s != 2 && *s != 4 && *s != 8)) return fmt::format("bad scale in '{}'", op);
+    a.scale = static_cast<uint8_t>(*s);
+  }
+  return {};
+}
+
 // x86-64 operand (AT&T syntax as gas prints a "nor" operand).
 std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolver& resolve, bool i386) {
   const uint8_t addr_width = i386 ? 4 : 8;  // address registers: %rsp on x86-64, %esp on i386
@@ -151,33 +204,7 @@ std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolv
   // Displacement: split on + and - between terms.
   int64_t disp = 0;
   std::string sym;
-  {
-    std::string_view d = disp_text;
-    size_t i = 0;
-    while (i < d.size()) {
-      bool neg = false;
-      if (d[i] == '+' || d[i] == '-') {
-        neg = d[i] == '-';
-        ++i;
-      }
-      size_t j = i;
-      while (j < d.size() && d[j] != '+' && d[j] != '-') ++j;
-      std::string_view term = trim(d.substr(i, j - i));
-      if (term.empty()) return fmt::format("malformed displacement in '{}'", op);
-      if (is_ident_start(term.front()) && !(term.size() > 1 && term[0] == '0')) {
-        if (neg || !sym.empty()) return fmt::format("unsupported symbol expression in '{}'", op);
-        sym = std::string(term);
-      } else {
-        uint64_t mag = 0;
-        auto st = parse_magnitude(term, mag);
-        ParsedInt v = st == ParsedInt::kOk ? signed_value(neg, mag) : ParsedInt{st, 0};
-        if (v.status == ParsedInt::kNotANumber) return fmt::format("malformed displacement in '{}'", op);
-        if (!v || __builtin_add_overflow(disp, *v, &disp))
-          return too_big("displacement", op);
-      }
-      i = j;
-    }
-  }
+  if (std::string why = parse_x86_displacement(disp_text, op, disp, sym); !why.empty()) return why;
   a.disp = disp;
   if (!parts.empty() && parts[0] == "%rip") {
     if (parts.size() != 1) return fmt::format("malformed rip-relative operand '{}'", op);
@@ -199,23 +226,7 @@ std::string parse_x86_operand(std::string_view op, SdtArg& a, const SymbolResolv
   if (parts.empty()) return fmt::format("absolute memory operand '{}' is not supported", op);
   if (!fits_memory_offset(disp))
     return fmt::format("displacement {} in '{}' is larger than the 32 bits x86 encodes", disp, op);
-  if (!parts[0].empty()) {
-    if (parts[0].front() != '%') return fmt::format("malformed base register in '{}'", op);
-    auto r = x86_register(parts[0].substr(1));
-    if (!r || r->width != addr_width || r->shift) return fmt::format("unsupported base register in '{}'", op);
-    a.base = r->slot;
-  }
-  if (parts.size() >= 2 && !parts[1].empty()) {
-    if (parts[1].front() != '%') return fmt::format("malformed index register in '{}'", op);
-    auto r = x86_register(parts[1].substr(1));
-    if (!r || r->width != addr_width || r->shift || r->slot == RIP) return fmt::format("unsupported index register in '{}'", op);
-    a.index = r->slot;
-  }
-  if (parts.size() == 3) {
-    auto s = parse_int(parts[2]);
-    if (!s || (*s != 1 && *s != 2 && *s != 4 && *s != 8)) return fmt::format("bad scale in '{}'", op);
-    a.scale = static_cast<uint8_t>(*s);
-  }
+  if (std::string why = parse_x86_registers(parts, op, addr_width, a); !why.empty()) return why;
   if (a.base == kNoReg && a.index == kNoReg) return fmt::format("memory operand without registers '{}'", op);
   return {};
 }

@@ -15,8 +15,10 @@
 #include "probe/sdt_abi.h"
 #include "probe/sdt_bpf.h"
 #include "probe/sdt_perf_event_attach.h"
+#include "format/sample_edit.h"
 #include "format/session.h"
 #include "kernel/perf_event.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/proc_maps.h"
@@ -154,9 +156,7 @@ std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget
     for_each_maps_line(*maps, [&](const MapsLine& m) {
       if (!m.executable() || !m.is_path() || m.deleted()) return;
       // Open through the target's root so containers resolve their own files.
-      std::string path(m.path);
-      std::string via_root = "/proc/" + std::to_string(pid) + "/root" + path;
-      push(is_file(via_root) ? via_root : path);
+      push(path_in_process(pid, m.path));
     });
   }
   return out;
@@ -346,10 +346,9 @@ SdtExtension::AttachPlan SdtExtension::plan_attach(const PickedSites& picked) {
 
 void SdtExtension::warn_if_slow_teardown() const {
   if (route_ == SdtAttachRoute::Multi || sites_.size() <= kSlowTeardownSites) return;
-  std::fprintf(stderr,
-               "sonde: warning: sdt: %zu probe sites as per-site uprobe events (%s): removing them takes "
-               "about %.0f s when the recording ends\n",
-               sites_.size(),
+  warn("sdt: {} probe sites as per-site uprobe events ({}): removing them takes about {:.0f} s when the "
+       "recording ends",
+       sites_.size(),
                uprobe_multi_supported() ? "SONDE_SDT_ATTACH=perf-event" : "no uprobe_multi links before Linux 6.6",
                static_cast<double>(sites_.size()) * kPerfEventTeardownSeconds);
 }
@@ -392,8 +391,7 @@ void SdtExtension::follow_target(const record::RecordTarget& target) {
     // their FORK records (on_fork), only later: say so.
     std::string why = bpf_->follow_forks();
     if (!why.empty())
-      std::fprintf(stderr, "sonde: warning: sdt: %s; children of recorded processes are traced from their FORK "
-                   "record on\n", why.c_str());
+      warn("sdt: {}; children of recorded processes are traced from their FORK record on", why);
   }
   for (pid_t p : target.pids) bpf_->add_tgid(p);
   for (pid_t p : target.tids) bpf_->add_tgid(p);  // a -t thread of a single-threaded process
@@ -471,14 +469,11 @@ bool SdtExtension::rewrite_sample(std::span<uint8_t> record) {
   if (payload.magic != SONDE_SDT_MAGIC || payload.probe >= probe_names_.size()) return false;
   const uint64_t id = kSdtIdBase + payload.probe;
   for (uint64_t field : {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_ID})
-    if (int at = format::sample_field_offset(attr_.sample_type, field); at >= 0)
-      std::memcpy(record.data() + sizeof(format::RecordHeader) + at, &id, 8);
+    format::set_sample_field(record, attr_.sample_type, field, id);
   // A bpf-output event counts nothing: the kernel writes period 0, and
   // reports weighted by period (perf's and sonde's) showed every probe at
   // 0%. One hit is one event.
-  const uint64_t one = 1;
-  if (int at = format::sample_field_offset(attr_.sample_type, PERF_SAMPLE_PERIOD); at >= 0)
-    std::memcpy(record.data() + sizeof(format::RecordHeader) + at, &one, 8);
+  format::set_sample_field(record, attr_.sample_type, PERF_SAMPLE_PERIOD, 1);
   return true;
 }
 
@@ -492,9 +487,7 @@ void SdtExtension::on_exit(pid_t pid) {
 
 void SdtExtension::on_exec_mapping(pid_t pid, const std::string& path, const BuildId& /*id*/) {
   if (!bpf_ || stopped_ || path.empty() || path[0] != '/') return;
-  std::string open_path = "/proc/" + std::to_string(pid) + "/root" + path;
-  if (!is_file(open_path)) open_path = path;
-  auto rp = real_path(open_path);
+  auto rp = real_path(path_in_process(pid, path));
   if (!rp || seen_paths_.count(*rp)) return;
   // With only @PATH specs, nothing but those files can add sites: do not
   // scan every library the workload maps.
@@ -527,7 +520,7 @@ void SdtExtension::on_exec_mapping(pid_t pid, const std::string& path, const Bui
     add_sites(f, picked);
     attach_file(*rp, first);
   } catch (const Error& e) {
-    std::fprintf(stderr, "sonde: warning: %s\n", e.what());
+    warn(std::string_view(e.what()));
   }
 }
 
@@ -557,13 +550,12 @@ void SdtExtension::stop() {
   // without the recorder around it.
   const char* want = std::getenv("SONDE_SDT_TIMING");
   if (want && *want && *want != '0' && attach_seconds_ > 0)
-    std::fprintf(stderr,
-                 "sonde: sdt timing: %zu sites, %zu links: attach %.2f ms (resolve %.2f, bpf load %.2f, outputs %.2f, "
-                 "fork follower %.2f, site table %.2f, %s %.2f); detach %.2f ms\n",
+    asked(fmt::format("sdt timing: {} sites, {} links: attach {:.2f} ms (resolve {:.2f}, bpf load {:.2f}, "
+                      "outputs {:.2f}, fork follower {:.2f}, site table {:.2f}, {} {:.2f}); detach {:.2f} ms",
                  sites_.size(), link_count_, attach_seconds_ * 1e3, timing_.resolve * 1e3, timing_.load * 1e3, timing_.outputs * 1e3,
                  timing_.forks * 1e3, timing_.sites * 1e3,
                  route_ == SdtAttachRoute::PerfEvent ? "uprobe perf events" : "uprobe_multi links", timing_.links * 1e3,
-                 detach_seconds_ * 1e3);
+                 detach_seconds_ * 1e3));
 }
 
 }  // namespace sonde::probe

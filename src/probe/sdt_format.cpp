@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "format/session.h"
 #include "format/uapi/perf_event.h"
 #include "probe/sdt_abi.h"
 #include "util/byte_reader.h"
@@ -52,8 +53,7 @@ std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw) {
 }
 
 bool is_sdt_sample(const format::Sample& sample) {
-  return sample.event && sample.event->attr.type == PERF_TYPE_SOFTWARE &&
-         sample.event->attr.config == PERF_COUNT_SW_BPF_OUTPUT;
+  return sample.event && sample.event->kind == format::EventKind::kSdtHit;
 }
 
 std::optional<std::string> format_sdt_args(const format::Sample& sample) {

@@ -9,50 +9,34 @@
 
 #include "elf/vdso.h"
 #include "format/records.h"
+#include "util/mapped_path.h"
 #include "util/fd.h"
+#include "util/proc_maps.h"
 
 namespace sonde::record {
 
 namespace {
 
-// Is the file open on `fd` the mapped one? Always, for map_files; by path it
-// may have been replaced since (a rebuild), and then its id would be wrong.
-bool is_mapped_file(int fd, uint64_t dev, uint64_t ino) {
-  if (ino == 0) return true;  // the record does not say: the path is all there is
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && st.st_ino == ino && st.st_dev == dev;
-}
-
 std::optional<BuildId> read_via_proc(pid_t pid, uint64_t start, uint64_t end, uint64_t dev, uint64_t ino,
                                      std::string_view path) {
-  char mf[96];
-  std::snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", pid, static_cast<unsigned long long>(start),
-                static_cast<unsigned long long>(end));
-  // Regular files only: the workload may have put a FIFO where the mapped
-  // file was, and an open blocking the recorder would stall every buffer.
-  UniqueFd fd = open_regular_file(mf);
-  if (!fd && pid > 0) {
-    std::string root = "/proc/" + std::to_string(pid) + "/root" + std::string(path);
-    fd = open_regular_file(root.c_str());
-    if (fd && !is_mapped_file(fd.get(), dev, ino)) fd.reset();
-  }
-  if (!fd) {
-    fd = open_regular_file(std::string(path).c_str());
-    if (fd && !is_mapped_file(fd.get(), dev, ino)) fd.reset();
-  }
+  UniqueFd fd = open_mapped_file(pid, path, {start, end, dev, ino});
   if (!fd) return std::nullopt;
   return read_build_id(fd.get());
 }
 
 }  // namespace
 
+// Files and the vdso; not [heap], [vsyscall], //anon, memfds, devices,
+// System V memory or perf's files.
 bool BuildIdPatcher::wants_build_id(std::string_view f) {
-  if (f == "[vdso]") return true;
-  if (f.empty() || f[0] != '/') return false;  // [heap], [vsyscall], //anon are not files
-  if (f.starts_with("//anon") || f.starts_with("/memfd:") || f.starts_with("/dev/") ||
-      f.starts_with("/SYSV") || f.starts_with("/tmp/perf-"))
-    return false;
-  return true;
+  switch (classify_mapped_path(f)) {
+    case MappedPath::kVdso:
+    case MappedPath::kFile:
+    case MappedPath::kAnonHugepage:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_t end, uint64_t dev, uint64_t ino,

@@ -5,6 +5,7 @@
 #include "cache/buildid_cache.h"
 #include "elf/build_id.h"
 #include "elf/vdso.h"
+#include "util/mapped_path.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/proc_maps.h"
@@ -13,7 +14,21 @@ namespace sonde::record {
 
 namespace {
 
-bool is_file_path(const std::string& p) { return !p.empty() && p[0] == '/' && !p.starts_with("/memfd:"); }
+// An object the keeper may copy: anything mapped from an absolute path but
+// a memfd (it has no name to open).
+bool is_file_path(const std::string& p) {
+  switch (classify_mapped_path(p)) {
+    case MappedPath::kAnon:
+    case MappedPath::kPerfTemp:
+    case MappedPath::kDevice:
+    case MappedPath::kSysV:
+    case MappedPath::kAnonHugepage:
+    case MappedPath::kFile:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // The device the cache lives on: its root, or the nearest existing parent.
 dev_t device_of_nearest(std::string path) {
@@ -116,12 +131,9 @@ void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
 void BuildIdCacheKeeper::keep(const Item& item) {
   if (item.path == "[vdso]") return keep_vdso(item.id);
   // The object as the process sees it (containers have their own root).
-  std::string source = "/proc/" + std::to_string(item.pid) + "/root" + item.path;
+  const std::string source = path_in_process(item.pid, item.path);
   struct stat st {};
-  if (::stat(source.c_str(), &st) != 0) {
-    source = item.path;
-    if (::stat(source.c_str(), &st) != 0) return void(++skipped_);
-  }
+  if (::stat(source.c_str(), &st) != 0) return void(++skipped_);
   bool can_link = cache_dev_ != 0 && st.st_dev == cache_dev_;
   if (!can_link && (hard_links_only_ || static_cast<uint64_t>(st.st_size) > kMaxCopyBytes)) return void(++skipped_);
   try {

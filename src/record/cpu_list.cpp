@@ -66,4 +66,20 @@ std::vector<int> parse_cpu_list(std::string_view text) {
   return cpus;
 }
 
+std::vector<pid_t> parse_pid_list(std::string_view opt, std::string_view text) {
+  std::vector<pid_t> out;
+  size_t pos = 0;
+  for (;;) {
+    size_t c = text.find(',', pos);
+    std::string_view item = text.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos);
+    auto v = parse_uint<uint64_t>(item);
+    if (!v) throw_usage("invalid {} '{}': expected a positive integer", opt, item);
+    if (v.value == 0 || v.value > 0x3fffffff) throw_usage("invalid {} '{}': not a process id", opt, item);
+    out.push_back(static_cast<pid_t>(v.value));
+    if (c == std::string_view::npos) break;
+    pos = c + 1;
+  }
+  return out;
+}
+
 }  // namespace sonde::record

@@ -1,3 +1,4 @@
+#include "util/clock.h"
 #include "record/drain_reader.h"
 
 #include <time.h>
@@ -7,11 +8,14 @@
 #include "format/perf_abi.h"
 #include "format/records.h"
 #include "format/uapi/perf_event.h"
-#include "record/sample_cut.h"
+#include "format/sample_edit.h"
 
 namespace sonde::record {
 
 namespace {
+
+using format::cut_user_stack;
+using format::sample_id_of;
 
 // Without records, a marker at least this often (the extensions' produce()
 // runs at each; the recorder promises every 100 ms).
@@ -27,9 +31,7 @@ DrainReader::DrainReader(RecordQueue& queue, uint64_t sample_type, uint64_t regs
       drop_below_(queue.capacity() / 8) {}
 
 void DrainReader::begin_pass() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  pass_start_ns_ = static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+  pass_start_ns_ = monotonic_ns();
 }
 
 size_t DrainReader::drain(RingBuffer& ring, uint16_t tag) {

@@ -13,14 +13,13 @@
 #include "jit/jit_files.h"
 #include "util/fd.h"
 #include "util/fs.h"
+#include "util/mapped_path.h"
 
 namespace sonde::record {
 
 namespace {
 
-bool anonymous_code(const std::string& path) {
-  return path.starts_with("//anon") || path.starts_with("[anon") || path.starts_with("/memfd:");
-}
+bool anonymous_code(const std::string& path) { return is_anonymous_code(classify_mapped_path(path)); }
 
 std::string file_name(const std::string& path) {
   size_t slash = path.rfind('/');

@@ -67,6 +67,9 @@ class RecordQueue {
   // and every later reserve() fails.
   void close();
   bool closed() const { return closed_.load(std::memory_order_acquire); }
+  // A snapshot: the producer is waiting in reserve() for room (tests wait
+  // on it instead of sleeping).
+  bool producer_waiting() const { return producer_waiting_.load(std::memory_order_acquire); }
 
  private:
   size_t contiguous_room(uint64_t head, uint64_t tail, size_t need, bool& wrap) const;

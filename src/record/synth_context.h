@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "format/record_builder.h"
+#include "format/sample_edit.h"
 #include "format/stream_writer.h"
 #include "record/build_id_patcher.h"
 
@@ -19,16 +20,10 @@ struct SynthContext {
   // unwinders read .eh_frame_hdr through them.
   bool data_maps = false;
 
-  // Appends the sample_id trailer (sample_id_all = 1): fields in perf's
-  // order, only those in sample_type. Time 0 makes readers deliver the
-  // record at once, before any sample.
+  // Appends the sample_id trailer (sample_id_all = 1; format/sample_edit.h).
+  // Time 0 makes readers deliver the record at once, before any sample.
   void put_trailer(format::RecordBuilder& b, uint32_t pid, uint32_t tid) const {
-    if (sample_type & PERF_SAMPLE_TID) b.put(pid).put(tid);
-    if (sample_type & PERF_SAMPLE_TIME) b.put(uint64_t{0});
-    if (sample_type & PERF_SAMPLE_ID) b.put(id);
-    if (sample_type & PERF_SAMPLE_STREAM_ID) b.put(id);
-    if (sample_type & PERF_SAMPLE_CPU) b.put(uint32_t{0}).put(uint32_t{0});
-    if (sample_type & PERF_SAMPLE_IDENTIFIER) b.put(id);
+    format::put_sample_id(b, sample_type, {.pid = pid, .tid = tid, .time = 0, .id = id, .stream_id = id, .cpu = 0});
   }
   void emit(format::RecordBuilder& b) const {
     if (b.finish()) out.write_record(b.bytes());

@@ -5,7 +5,7 @@
 #include "format/perf_abi.h"
 #include "format/record_names.h"
 #include "format/session.h"
-#include "util/byte_reader.h"
+#include "format/records.h"
 
 namespace sonde::report {
 
@@ -34,11 +34,11 @@ RecordStats count_records(RecordReader& reader) {
     ++st.total;
     if (type == kSample && session.decode_sample(rec, sample)) {
       if (auto* e = event_stats(sample.event)) ++e->samples;
-    } else if (type == kLostSamples && rec.bytes.size() >= sizeof(LostSamples)) {
+    } else if (auto lost = type == kLostSamples ? LostSamplesView::parse(rec.bytes) : std::nullopt) {
       session.decode_sample_id(rec, id);
       const EventInfo* e = id.id ? session.event_for_id(id.id) : nullptr;
       if (!e && !session.events().empty()) e = &session.events().front();
-      if (auto* es = event_stats(e)) es->lost_samples += load<uint64_t>(rec.bytes.data() + 8);
+      if (auto* es = event_stats(e)) es->lost_samples += lost->lost;
     }
   }
   for (const auto& e : session.events()) event_stats(&e);  // every event, in order

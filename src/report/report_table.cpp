@@ -20,7 +20,7 @@ namespace {
 void write_json(const Profile& p, const ReportOptions& o, const std::vector<RowSet>& rows, std::FILE* out) {
   nlohmann::ordered_json j;
   j["header"] = {{"hostname", p.hostname}, {"os_release", p.os_release}, {"arch", p.arch},
-                 {"cmdline", p.cmdline},   {"lost_samples", p.lost_samples}, {"truncated_bytes", p.truncated_bytes}};
+                 {"cmdline", p.cmdline},   {"lost_samples", p.lost_samples}, {"truncated_bytes", p.outcome.truncated_bytes}};
   auto& sort = j["sort"] = nlohmann::ordered_json::array();
   for (Field f : o.layout.sort)
     if (is_key(f)) sort.push_back(field_name(f));

@@ -6,15 +6,20 @@
 #include <map>
 #include <unordered_map>
 
-#include "format/offcpu_event.h"
+#include "format/event_kind.h"
 #include "util/error.h"
 
 namespace sonde::report {
 
 WallKind wall_kind(const analysis::ProfileEvent& e) {
-  if (e.name == format::kOffcpuBlockedEvent) return WallKind::kBlocked;
-  if (e.name == format::kOffcpuPreemptEvent) return WallKind::kRunnable;
-  if (e.unit == "nanoseconds") return WallKind::kOnCpu;  // cpu-clock, task-clock
+  switch (e.kind) {
+    case format::EventKind::kOffcpuBlocked: return WallKind::kBlocked;
+    case format::EventKind::kOffcpuRunnable: return WallKind::kRunnable;
+    case format::EventKind::kCpuTime: return WallKind::kOnCpu;  // cpu-clock, task-clock
+    case format::EventKind::kSdtHit:
+    case format::EventKind::kTracepoint:
+    case format::EventKind::kCount: break;
+  }
   return WallKind::kNone;
 }
 

@@ -6,12 +6,13 @@
 #include <cstring>
 #include <vector>
 
+#include "analysis/reading_outcome.h"
 #include "format/perf_abi.h"
 #include "format/sample.h"
 #include "format/recording_dir.h"
+#include "format/records.h"
 #include "format/session.h"
 #include "script/record_text.h"
-#include "util/byte_reader.h"
 #include "util/error.h"
 
 namespace sonde::script {
@@ -69,39 +70,24 @@ void append_sample(const RecordView& rec, const Sample& s, fmt::memory_buffer& o
 }
 
 // perf's records about the recording itself (file mode writes them).
-void append_id_index(ByteReader r, fmt::memory_buffer& out) {
-  uint64_t nr = 0;
-  r.read(nr);
-  fmt::format_to(fmt::appender(out), "PERF_RECORD_ID_INDEX nr: {}\n", nr);
-  uint64_t id, idx, cpu, tid;
-  for (uint64_t i = 0; i < nr && r.read(id) && r.read(idx) && r.read(cpu) && r.read(tid); ++i)
-    fmt::format_to(fmt::appender(out), " ... id: {}  idx: {}  cpu: {}  tid: {}\n", id, idx, int64_t(cpu), int64_t(tid));
+void append_id_index(const IdIndexView& v, fmt::memory_buffer& out) {
+  fmt::format_to(fmt::appender(out), "PERF_RECORD_ID_INDEX nr: {}\n", v.nr);
+  for (size_t i = 0; i < v.count(); ++i) {
+    const auto e = v.entry(i);
+    fmt::format_to(fmt::appender(out), " ... id: {}  idx: {}  cpu: {}  tid: {}\n", e.id, e.idx, int64_t(e.cpu),
+                   int64_t(e.tid));
+  }
 }
 
-void append_thread_map(ByteReader r, fmt::memory_buffer& out) {
-  uint64_t nr = 0, pid = 0;
-  r.read(nr);
-  fmt::format_to(fmt::appender(out), "PERF_RECORD_THREAD_MAP nr: {} thread{}: ", nr, nr > 1 ? "s" : "");
-  for (uint64_t i = 0; i < nr && r.read(pid) && r.skip(16); ++i)  // pid, then a 16-byte comm
-    fmt::format_to(fmt::appender(out), "{}{}", i ? ", " : "", int64_t(pid));
+void append_thread_map(const ThreadMapView& v, fmt::memory_buffer& out) {
+  fmt::format_to(fmt::appender(out), "PERF_RECORD_THREAD_MAP nr: {} thread{}: ", v.nr, v.nr > 1 ? "s" : "");
+  for (size_t i = 0; i < v.count(); ++i) fmt::format_to(fmt::appender(out), "{}{}", i ? ", " : "", int64_t(v.pid(i)));
   out.push_back('\n');
 }
 
-// A CPU_MAP's list ("0-1,4") for its cpu-list and range forms.
-void append_cpu_map(ByteReader r, fmt::memory_buffer& out) {
-  uint16_t type = 0;
-  r.read(type);
-  std::vector<uint16_t> cpus;
-  if (type == 0) {
-    uint16_t nr = 0, cpu = 0;
-    r.read(nr);
-    for (uint16_t i = 0; i < nr && r.read(cpu); ++i) cpus.push_back(cpu);
-  } else if (type == 2) {
-    uint8_t any = 0, pad = 0;
-    uint16_t first = 0, last = 0;
-    if (r.read(any) && r.read(pad) && r.read(first) && r.read(last))
-      for (uint32_t c = first; c <= last; ++c) cpus.push_back(static_cast<uint16_t>(c));
-  }
+// A CPU_MAP's list as ranges ("0-1,4").
+void append_cpu_map(const CpuMapView& v, fmt::memory_buffer& out) {
+  const auto& cpus = v.cpus;
   fmt::format_to(fmt::appender(out), "PERF_RECORD_CPU_MAP: ");
   for (size_t i = 0; i < cpus.size();) {
     size_t j = i;
@@ -115,24 +101,24 @@ void append_cpu_map(ByteReader r, fmt::memory_buffer& out) {
 
 void append_decoded(const RecordView& rec, fmt::memory_buffer& out) {
   auto it = fmt::appender(out);
-  ByteReader body(rec.bytes.data() + sizeof(RecordHeader), rec.bytes.size() - sizeof(RecordHeader));
   switch (rec.header.type) {
-    case kIdIndex: return append_id_index(body, out);
-    case kThreadMap: return append_thread_map(body, out);
-    case kCpuMap: return append_cpu_map(body, out);
+    case kIdIndex:
+      if (auto v = IdIndexView::parse(rec.bytes)) return append_id_index(*v, out);
+      break;
+    case kThreadMap:
+      if (auto v = ThreadMapView::parse(rec.bytes)) return append_thread_map(*v, out);
+      break;
+    case kCpuMap:
+      if (auto v = CpuMapView::parse(rec.bytes)) return append_cpu_map(*v, out);
+      break;
     case kLost:
-      if (rec.bytes.size() >= sizeof(Lost))
-        return fmt::format_to(it, "PERF_RECORD_LOST: id:{}: lost:{}\n", load<uint64_t>(rec.bytes.data() + 8),
-                              load<uint64_t>(rec.bytes.data() + 16)),
-               void();
+      if (auto l = LostView::parse(rec.bytes))
+        return fmt::format_to(it, "PERF_RECORD_LOST: id:{}: lost:{}\n", l->id, l->lost), void();
       break;
     case kEventUpdate:
-      if (rec.bytes.size() >= 24 && load<uint64_t>(rec.bytes.data() + 8) == 2) {  // a name
-        const char* name = reinterpret_cast<const char*>(rec.bytes.data() + 24);
-        return fmt::format_to(it, "PERF_RECORD_EVENT_UPDATE\n... id:    {}\n... name:  {}\n",
-                              load<uint64_t>(rec.bytes.data() + 16), std::string_view(name, strnlen(name, rec.bytes.size() - 24))),
+      if (auto u = EventUpdateView::parse(rec.bytes); u && u->name_text())
+        return fmt::format_to(it, "PERF_RECORD_EVENT_UPDATE\n... id:    {}\n... name:  {}\n", u->id, *u->name_text()),
                void();
-      }
       break;
     case kFinishedInit:
       return fmt::format_to(it, "PERF_RECORD_FINISHED_INIT: unhandled!\n"), void();
@@ -188,27 +174,21 @@ namespace {
 
 // `what`: how a note names the input ("the recording", or a directory's file).
 void dump_one(RecordReader& reader, const std::string& name, const std::string& what, const std::string& label,
-              std::FILE* out, std::vector<std::string>& notes) {
-  auto r = dump_raw_records(reader, label, out);
-  if (!r.stop_error.empty()) throw_runtime("{}: {}", name, r.stop_error);
-  if (reader.truncated_bytes())
-    notes.push_back(fmt::format("{} ends with an incomplete record; ignored its last {} bytes",
-                                what, reader.truncated_bytes()));
+              std::FILE* out) {
+  dump_raw_records(reader, label, out);
+  analysis::conclude_reading(analysis::outcome_of(reader), name, what);
 }
 
 }  // namespace
 
-std::vector<std::string> dump_raw_input(const std::string& path, std::FILE* out) {
-  std::vector<std::string> notes;
+void dump_raw_input(const std::string& path, std::FILE* out) {
   if (!is_directory(path)) {
     auto reader = open_recording(path);
-    dump_one(*reader, path, "the recording", reader->file_mode() ? path : "pipe", out, notes);
-    return notes;
+    return dump_one(*reader, path, "the recording", reader->file_mode() ? path : "pipe", out);
   }
   const RecordingDir dir = inspect_recording_dir(path);
   auto readers = open_dir_streams(dir, /*add_rounds=*/false);
-  for (size_t i = 0; i < readers.size(); ++i) dump_one(*readers[i], dir.files[i], dir.files[i], dir.files[i], out, notes);
-  return notes;
+  for (size_t i = 0; i < readers.size(); ++i) dump_one(*readers[i], dir.files[i], dir.files[i], dir.files[i], out);
 }
 
 }  // namespace sonde::script

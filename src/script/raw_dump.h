@@ -25,8 +25,8 @@ RawDumpResult dump_raw_records(format::RecordReader& reader, const std::string& 
 // perf), or a directory of streams (format/recording_dir.h) file by file,
 // `data` then each `data.N`, each labelled with its path and its own offsets
 // (the raw view is what is on disk; the merged order is `script`'s). Returns
-// the notes for stderr (an incomplete record at a file's end); throws when a
-// malformed record stops a file.
-std::vector<std::string> dump_raw_input(const std::string& path, std::FILE* out);
+// Each file's end as analysis/reading_outcome.h's policy says: a note for an
+// incomplete record at its end; a malformed record stops the dump (throws).
+void dump_raw_input(const std::string& path, std::FILE* out);
 
 }  // namespace sonde::script

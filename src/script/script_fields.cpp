@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "script/script_printer.h"
+#include "util/mapped_path.h"
 #include "util/error.h"
 #include "util/text_join.h"
 
@@ -33,10 +34,11 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 12> kNames = {{
 // anonymous frames as they are.
 uint64_t chain_address(const analysis::Frame& fr) {
   if (!fr.map || fr.kernel) return fr.addr;
-  std::string_view p = fr.map->path;
-  bool object = (p.starts_with("/") && !p.starts_with("//anon") && !p.starts_with("/dev/zero") &&
-                 !p.starts_with("/anon_hugepage")) ||
-                p == "[vdso]";
+  const std::string_view p = fr.map->path;
+  const MappedPath kind = classify_mapped_path(p);
+  const bool object = kind == MappedPath::kVdso ||
+                      (p.starts_with("/") && kind != MappedPath::kAnon && kind != MappedPath::kAnonHugepage &&
+                       !p.starts_with("/dev/zero"));
   return object ? fr.file_offset : fr.addr;
 }
 

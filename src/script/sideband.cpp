@@ -1,10 +1,8 @@
 // --show-mmap-events and --show-task-events: perf script's lines for
 // MMAP/MMAP2 and COMM/FORK/EXIT records, between the samples in time order.
-#include <cstring>
-
 #include "script/record_text.h"
 #include "script/script_printer.h"
-#include "util/byte_reader.h"
+#include "format/records.h"
 
 namespace sonde::script {
 
@@ -15,13 +13,6 @@ namespace {
 bool is_mmap(uint32_t type) { return type == kMmap || type == kMmap2; }
 bool is_task(uint32_t type) { return type == kComm || type == kFork || type == kExit; }
 
-// The thread a record is about: its own pid and tid (the child's for FORK).
-std::pair<uint32_t, uint32_t> record_thread(const RecordView& rec) {
-  if (rec.bytes.size() < 16) return {UINT32_MAX, UINT32_MAX};
-  uint32_t pid = load<uint32_t>(rec.bytes.data() + 8);
-  uint32_t tid = load<uint32_t>(rec.bytes.data() + ((rec.header.type == kFork || rec.header.type == kExit) ? 16 : 12));
-  return {pid, tid};
-}
 
 }  // namespace
 
@@ -42,7 +33,9 @@ void ScriptPrinter::append_sideband_start(const RecordView& rec) {
   session.decode_sample_id(rec, id);
   const EventInfo* ev = id.id ? session.event_for_id(id.id) : nullptr;
   if (!ev && !session.events().empty()) ev = &session.events().front();
-  const auto [pid, tid] = record_thread(rec);
+  // The thread the record is about (the child's for FORK); -1 if unreadable.
+  const RecordThread thread = record_thread(rec.bytes).value_or(RecordThread{UINT32_MAX, UINT32_MAX});
+  const uint32_t pid = thread.pid, tid = thread.tid;
   std::string_view comm = tid == UINT32_MAX ? std::string_view(":-1") : walker_.space().comm(pid, tid);
   std::string unnamed;
   if (comm.empty() && tid == 0) {

@@ -14,7 +14,6 @@ namespace sonde {
 
 namespace {
 // A dump is read whole; bounded so a runaway writer cannot exhaust memory.
-constexpr uint64_t kMaxJitdumpBytes = 1ull << 30;
 }  // namespace
 
 std::unique_ptr<LoadedObject> load_jitdump_source(const std::string& recorded_path,
@@ -26,7 +25,7 @@ std::unique_ptr<LoadedObject> load_jitdump_source(const std::string& recorded_pa
   o->info.source = file == recorded_path ? "jitdump" : "jitdump copy";
   o->info.symbol_file = file;
   std::string why;
-  if (!jit::read_jit_file(file, kMaxJitdumpBytes, o->text, &why)) {
+  if (!jit::read_jit_file(file, jit::kMaxJitFileBytes, o->text, &why)) {
     o->info.reason = Reason::kNotFound;
     o->info.note = why;
     return o;

@@ -238,17 +238,9 @@ bool kallsyms_shape(const char*& p, const char* end, uint64_t& addr, char& type)
   return true;
 }
 
-}  // namespace
-
-bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<ModuleRange>& modules,
-                   std::string* reason, int copy_fd) {
-  UniqueFd fd = open_regular_file(path.c_str());
-  if (!fd) {
-    if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
-    return false;
-  }
-  // Names stay in the file when it cannot change under us: a regular file
-  // with a size (procfs files report 0), and not one whose text is wanted.
+// Names stay in the file when it cannot change under us: a regular file
+// with a size (procfs files report 0), and not one whose text is wanted.
+bool keep_names_in_file(int fd, const std::string& path, KernelSymbols& syms, int copy_fd, std::string* reason) {
   struct stat st {};
   if (copy_fd >= 0) {
     // The copy holds the same bytes at the same offsets: names are read
@@ -259,12 +251,35 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
       return false;
     }
     syms.names_in(std::move(names));
-  } else if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  } else if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     // The same open file (not a second open(), which could find a newer
     // file under the name); pread does not care about the shared position.
-    UniqueFd names(::fcntl(fd.get(), F_DUPFD_CLOEXEC, 0));
+    UniqueFd names(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
     if (names) syms.names_in(std::move(names));
   }
+  return true;
+}
+
+// A module's symbols come together: its range grows with each.
+void add_to_module(std::vector<ModuleRange>& modules, std::string_view mod, uint64_t addr) {
+  if (!modules.empty() && modules.back().name == mod) {
+    modules.back().start = std::min(modules.back().start, addr);
+    modules.back().end = std::max(modules.back().end, addr + 1);
+  } else {
+    modules.push_back({addr, addr + 1, std::string(mod)});
+  }
+}
+
+}  // namespace
+
+bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<ModuleRange>& modules,
+                   std::string* reason, int copy_fd) {
+  UniqueFd fd = open_regular_file(path.c_str());
+  if (!fd) {
+    if (reason) *reason = fmt::format("{}: {}", path, errno_text(errno));
+    return false;
+  }
+  if (!keep_names_in_file(fd.get(), path, syms, copy_fd, reason)) return false;
   bool any_nonzero = false;
   uint64_t file_pos = 0;  // bytes read so far: the file offset of the buffer's end
   const char* buf_end = nullptr;
@@ -284,14 +299,7 @@ bool load_kallsyms(const std::string& path, KernelSymbols& syms, std::vector<Mod
     if (addr == 0) return;
     any_nonzero = true;
     syms.add(addr, name, file_pos - static_cast<uint64_t>(buf_end - name.data()));
-    if (!mod.empty()) {
-      if (!modules.empty() && modules.back().name == mod) {
-        modules.back().start = std::min(modules.back().start, addr);
-        modules.back().end = std::max(modules.back().end, addr + 1);
-      } else {
-        modules.push_back({addr, addr + 1, std::string(mod)});
-      }
-    }
+    if (!mod.empty()) add_to_module(modules, mod, addr);
   };
   // Streamed in chunks; a line longer than the buffer is malformed (kallsyms
   // names are at most 512 bytes) and skipped up to its newline.

@@ -1,4 +1,5 @@
 #include "util/lazy_library.h"
+#include "util/diagnostics.h"
 
 #include <dlfcn.h>
 
@@ -29,8 +30,7 @@ void* LazyLibrary::symbol(const char* name) noexcept {
   std::string why;
   void* fn = find(name, &why);
   if (!fn) {
-    std::fprintf(stderr, "sonde: %s (%s)\n", why.c_str(),
-                 handle_ ? "not the version sonde was built with?" : "is its package installed?");
+    fatal_line(why + (handle_ ? " (not the version sonde was built with?)" : " (is its package installed?)"));
     // _Exit, not exit: other threads may be running, and static destructors
     // must not race with them.
     std::_Exit(1);

@@ -1,5 +1,10 @@
 #include "util/proc_maps.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "util/fd.h"
 #include "util/fields.h"
 #include "util/fs.h"
 #include "util/parse_int.h"
@@ -48,6 +53,47 @@ std::optional<MapsLine> parse_maps_line(std::string_view line) {
 
 std::optional<std::string> read_proc_maps(pid_t pid) {
   return read_small_file(pid == 0 ? std::string("/proc/self/maps") : "/proc/" + std::to_string(pid) + "/maps");
+}
+
+std::string path_in_process(pid_t pid, std::string_view path) {
+  if (pid > 0) {
+    std::string via_root = "/proc/" + std::to_string(pid) + "/root" + std::string(path);
+    struct stat st {};
+    if (::stat(via_root.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return via_root;
+  }
+  return std::string(path);
+}
+
+namespace {
+
+// Is the file open on `fd` the mapped one? By path it may have been
+// replaced since (a rebuild), and then its contents would be another's.
+bool is_mapped_file(int fd, const MappedFileId& id) {
+  if (id.ino == 0) return true;  // the record does not say: the path is all there is
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && st.st_ino == id.ino && st.st_dev == id.dev;
+}
+
+}  // namespace
+
+UniqueFd open_mapped_file(pid_t pid, std::string_view path, const MappedFileId& id) {
+  UniqueFd fd;
+  if (pid > 0 && id.end > id.start) {
+    char mf[96];
+    std::snprintf(mf, sizeof mf, "/proc/%d/map_files/%llx-%llx", pid, static_cast<unsigned long long>(id.start),
+                  static_cast<unsigned long long>(id.end));
+    fd = open_regular_file(mf);
+  }
+  if (!fd && pid > 0) {
+    std::string root = "/proc/" + std::to_string(pid) + "/root" + std::string(path);
+    fd = open_regular_file(root.c_str());
+    if (fd && !is_mapped_file(fd.get(), id)) fd.reset();
+  }
+  if (!fd) {
+    fd = open_regular_file(std::string(path).c_str());
+    if (fd && !is_mapped_file(fd.get(), id)) fd.reset();
+  }
+  return fd;
 }
 
 }  // namespace sonde

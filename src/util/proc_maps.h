@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/fd.h"
+
 namespace sonde {
 
 struct MapsLine {
@@ -49,6 +51,23 @@ void for_each_maps_line(std::string_view text, F&& f) {
     if (auto m = parse_maps_line(line)) f(*m);
   }
 }
+
+// "What did PID map": the one place a mapped path is turned into a file.
+// PATH as PID sees it: /proc/PID/root/PATH (a container has its own root)
+// when that names a file, else PATH itself (pid <= 0: PATH).
+std::string path_in_process(pid_t pid, std::string_view path);
+
+// The object PID maps at [start, end), opened as a regular file (a FIFO
+// put where the mapped file was would block the opener): through
+// /proc/PID/map_files/START-END, else through the process's root, else by
+// PATH, the last two only when they are still the mapped inode (dev, ino;
+// ino 0: the record does not say, the path is all there is). An invalid fd
+// when none is.
+struct MappedFileId {
+  uint64_t start = 0, end = 0;
+  uint64_t dev = 0, ino = 0;
+};
+UniqueFd open_mapped_file(pid_t pid, std::string_view path, const MappedFileId& id);
 
 // The text of /proc/PID/maps (pid 0: this process's, /proc/self/maps);
 // nullopt when the process is gone or not readable.

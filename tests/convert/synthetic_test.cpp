@@ -31,7 +31,7 @@ struct ProfileMaker {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> node_index;
 
   ProfileMaker() {
-    p.events.push_back({"cpu-clock", "nanoseconds", 0, 0});
+    p.events.push_back({"cpu-clock", sonde::format::EventKind::kCpuTime, 0, 0});
     analysis::ProfileMapping m;
     m.start = 0x400000, m.end = 0x500000, m.path = p.intern("/usr/bin/app"), m.build_id = p.intern("abcdef0123456789");
     p.mappings.push_back(m);
@@ -178,10 +178,8 @@ TEST(ExportSynthetic, HtmlOfAMillionSamplesStaysResponsive) {
   EXPECT_TRUE(j["errors"].empty()) << j["errors"].dump();
   EXPECT_NEAR(j["hotPercent"].get<double>(), 100.0 * double(1000000 - samples) / 1e6, 1e-6);
   EXPECT_EQ(j["zoomed"]["zoom"], "hot_function");
-  // Generous bounds for a loaded 2-core machine; typical figures are printed above.
-  EXPECT_LT(j["loadMs"].get<int>(), 15000);
-  EXPECT_LT(j["clickMs"].get<int>(), 2000);
-  EXPECT_LT(j["searchMs"].get<int>(), 3000);
+  // How long loading, clicking and searching take is measured by
+  // bench/html_scale.sh (docs/benchmarks.md), not asserted here.
   // Pruning: far fewer boxes drawn than nodes exist.
   EXPECT_LT(j["initial"]["drawn"].get<int>(), j["nodeCount"].get<int>());
 }

@@ -1,5 +1,5 @@
 // The drain's user-space buffer (RecordQueue), the sample surgery of its
-// drop policy (sample_cut.h) and the policy's order (DrainReader), without
+// drop policy (format/sample_edit.h) and the policy's order (DrainReader), without
 // a kernel.
 #include <gtest/gtest.h>
 
@@ -12,12 +12,24 @@
 #include "format/uapi/perf_event.h"
 #include "record/drain_reader.h"
 #include "record/record_queue.h"
-#include "record/sample_cut.h"
+#include "format/sample_edit.h"
 
 using namespace sonde::record;
+using sonde::format::cut_user_stack;
+using sonde::format::sample_id_of;
 using namespace sonde::uapi;
 
 namespace {
+
+// Waits on the queue's own state (not a clock) until a producer blocks in
+// reserve() for room; false when none does within a minute (it never ran).
+bool wait_until_producer_waits(const RecordQueue& q) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!q.producer_waiting())
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    else std::this_thread::yield();
+  return true;
+}
 
 // A record of `size` bytes (8-aligned) whose u64 words all hold `seq`.
 std::vector<uint8_t> numbered(uint64_t seq, size_t size) {
@@ -70,7 +82,7 @@ TEST(RecordQueue, AFullQueueRefusesTryReserveAndReserveWaitsForRoom) {
     q.push(EntryKind::kRecord, 1, numbered(1, slot));
     done = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(wait_until_producer_waits(q));  // fails when the producer never ran
   EXPECT_FALSE(done);  // no room: still waiting
   ASSERT_NE(q.front(0), nullptr);
   q.pop();
@@ -83,7 +95,7 @@ TEST(RecordQueue, ClosingWakesAWaitingProducerWhoseReserveThenFails) {
   while (!q.try_reserve(4096).empty()) q.commit(EntryKind::kRecord, 0);
   bool pushed = true;
   std::thread producer([&] { pushed = q.push(EntryKind::kRecord, 0, numbered(1, 4096)); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_TRUE(wait_until_producer_waits(q));
   q.close();
   producer.join();
   EXPECT_FALSE(pushed);

@@ -26,8 +26,7 @@ class RecordTargets : public ::testing::Test {
 };
 
 TEST_F(RecordTargets, PidRecordsARunningProcessUntilItExits) {
-  victim_ = spawn({fixture_, "1.0"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  victim_ = spawn({fixture_, "1.0"});  // returns once it has exec'ed
   auto r = run({sonde_bin(), "record", "-g", "-p", std::to_string(victim_), "-o", data_});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(wait_for(victim_), 0);
@@ -59,7 +58,6 @@ TEST_F(RecordTargets, PidRecordsARunningProcessUntilItExits) {
 
 TEST_F(RecordTargets, SystemWideCapturesTheProcess) {
   victim_ = spawn({fixture_, "2.0"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   auto r = run({sonde_bin(), "record", "-a", "-o", data_, "--", "sleep", "0.5"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto f = read_recording(data_);
@@ -77,7 +75,6 @@ TEST_F(RecordTargets, SystemWideCapturesTheProcess) {
 // command itself is not recorded, and its exit status is sonde's.
 TEST_F(RecordTargets, PidWithACommandRecordsThePidForTheCommandsDuration) {
   victim_ = spawn({fixture_, "30"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   auto r = run({"timeout", "-s", "KILL", "60", sonde_bin(), "record", "-q", "-p", std::to_string(victim_), "-o",
                 data_, "--", "sh", "-c", "sleep 0.5; exit 5"});
   EXPECT_EQ(r.exit_code, 5) << r.err;
@@ -99,7 +96,6 @@ TEST_F(RecordTargets, PidWithACommandRecordsThePidForTheCommandsDuration) {
 // SIGTERM, as perf does (perf exits 143 then too).
 TEST_F(RecordTargets, PidWithACommandEndsWhenThePidsAreGone) {
   victim_ = spawn({fixture_, "0.3"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto r = run({"timeout", "-s", "KILL", "60", sonde_bin(), "record", "-q", "-p", std::to_string(victim_), "-o",
                 data_, "--", "sleep", "30"});
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;

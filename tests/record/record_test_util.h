@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 #include <regex>
 #include <string>
@@ -42,11 +43,16 @@ inline std::string readelf_vdso_build_id() {
   return readelf_build_id(path);
 }
 
-// Starts argv in the background with stdout/stderr sent to files.
+// Starts argv in the background with stdout/stderr sent to files, and
+// returns once it has exec'ed (a close-on-exec pipe closes then): callers
+// wait on that event, not on a sleep, before they look at the process.
 inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out = "/dev/null",
                    const std::string& err = "/dev/null") {
+  int exec_pipe[2];
+  if (::pipe2(exec_pipe, O_CLOEXEC) != 0) return -1;
   pid_t pid = ::fork();
   if (pid == 0) {
+    ::close(exec_pipe[0]);
     int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(o, 1);
@@ -55,8 +61,14 @@ inline pid_t spawn(const std::vector<std::string>& argv, const std::string& out 
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     ::execvp(args[0], args.data());
+    [[maybe_unused]] auto n = ::write(exec_pipe[1], "x", 1);  // exec failed
     ::_exit(127);
   }
+  ::close(exec_pipe[1]);
+  char c;
+  while (::read(exec_pipe[0], &c, 1) < 0 && errno == EINTR) {
+  }
+  ::close(exec_pipe[0]);
   return pid;
 }
 

@@ -31,7 +31,7 @@ Interval sample_interval() {
   p.mappings.push_back({0x1000, 0x2000, 0, p.intern("/bin/app"), 0, false});
   for (const char* name : {"hot", "caller", "main"}) sonde::test::add_function_location(p, name, 0);
   p.nodes = {{UINT32_MAX, 2, 0}, {0, 1, 1}, {1, 0, 2}};
-  p.events.push_back({"cpu-clock", "nanoseconds", 4, 400});
+  p.events.push_back({"cpu-clock", sonde::format::EventKind::kCpuTime, 4, 400});
   p.samples.push_back({0, 10, 11, 0, p.intern("app"), 2, 3, 300, 0});
   p.samples.push_back({0, 20, 20, 0, p.intern("other"), 1, 1, 100, 0});
   iv.samples = 4;
@@ -146,7 +146,7 @@ TEST(TopView, StdioTextIsHeaderRuleColumnsRows) {
 Interval two_event_interval() {
   Interval iv = sample_interval();
   analysis::Profile& p = iv.profile;
-  p.events.push_back({"page-faults", "events", 5, 5});
+  p.events.push_back({"page-faults", sonde::format::EventKind::kCount, 5, 5});
   p.samples.push_back({1, 10, 11, 0, p.intern("app"), 1, 5, 5, 0});
   return iv;
 }

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""sonde's rules about where things happen in the source (docs/architecture.md,
+"Rules the suite checks"). Each rule is one ctest test (label unit):
+
+  records        a record's fields are read and written only in src/format/
+                 (its views, its sample layout): no pointer arithmetic into a
+                 record's bytes, no fixed record struct, no sample field offset
+                 elsewhere in src/ or cli/
+  process-state  setenv/setrlimit/sigaction only in cli/ and src/kernel/
+  stderr         the library writes to stderr only through util/diagnostics
+  function-length  no function in src/ or cli/ over 80 lines
+
+Usage: source_rules.py RULE SOURCE_DIR. Prints each violation, exits 1 if any.
+"""
+import os
+import re
+import sys
+
+MAX_FUNCTION_LINES = 80
+
+# Known exceptions, each with its reason. A rule's exception that no longer
+# matches anything fails too, so the list only shrinks.
+EXCEPTIONS = {
+    "process-state": {
+        # libdebuginfod takes its timeout and retries only from the
+        # environment, set when a locator that will use it is made
+        # (tests/symbol/object_locator_test.cpp asserts it); no other API.
+        "src/symbol/debuginfod_client.cpp": "libdebuginfod reads its timeout only from the environment",
+        # The remove-on-signal cleanup of AtomicFile (convert's output):
+        # installed only while such a file exists, and restored after.
+        "src/util/signal_cleanup.cpp": "AtomicFile's remove-on-signal, installed and restored around one file",
+    },
+}
+
+
+def strip_comments_and_strings(text):
+    """The text with comments, string and character literals blanked (newlines kept)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("\n" * text.count("\n", i, j))
+            i = j
+            continue
+        m = re.match(r'R"([^(\s]*)\(', text[i:i + 20])
+        if m and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            end = ")" + m.group(1) + '"'
+            j = text.find(end, i)
+            j = n if j < 0 else j + len(end)
+            out.append('""' + "\n" * text.count("\n", i, j))
+            i = j
+            continue
+        c = text[i]
+        if c == '"' or (c == "'" and not (i > 0 and (text[i - 1].isalnum()))):
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + c)
+            i = j + 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def sources(root, dirs, exclude=()):
+    for d in dirs:
+        for dirpath, _, files in os.walk(os.path.join(root, d)):
+            for f in sorted(files):
+                if not f.endswith((".cpp", ".h", ".c")) or f.endswith(".bpf.c") or f.endswith(".bpf.h"):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, f), root)
+                if any(rel.startswith(e) for e in exclude):
+                    continue
+                yield rel
+
+
+def grep(root, files, patterns):
+    found = []
+    for rel in files:
+        with open(os.path.join(root, rel), errors="replace") as f:
+            code = strip_comments_and_strings(f.read())
+        for no, line in enumerate(code.split("\n"), 1):
+            for why, pat in patterns:
+                if re.search(pat, line):
+                    found.append((rel, no, why, line.strip()))
+    return found
+
+
+RECORD = r"\b(rec|record|sample|raw_record)\w*"
+RECORD_PATTERNS = [
+    ("a record's bytes at an offset", RECORD + r"\s*\.\s*(bytes\s*\.\s*)?data\s*\(\s*\)\s*\+"),
+    ("a record's bytes at an offset", RECORD + r"\s*\.\s*bytes\s*\[\s*\d"),
+    ("a record field loaded", r"\bload\s*<[^>]*>\s*\(\s*" + RECORD + r"\s*\."),
+    ("a record copied into a struct", r"\bmemcpy\s*\(\s*&\w+\s*,\s*" + RECORD + r"\s*\.\s*(bytes\s*\.\s*)?data\s*\(\s*\)\s*\+"),
+    ("a fixed record struct outside src/format",
+     r"\b(Mmap2Fixed|MmapFixed|CommFixed|ForkExit|KsymbolFixed|BpfEvent|LostSamples|BuildIdRecordFixed|EventUpdateFixed)\s+\w+\s*[;{=]"),
+    ("a sample field offset outside src/format", r"\bsample_field_offset\s*\("),
+]
+PROCESS_PATTERNS = [
+    ("process-wide state", r"(?<![\w.>])(::\s*)?(setenv|unsetenv|putenv|setrlimit|sigaction)\s*\("),
+]
+STDERR_PATTERNS = [
+    ("stderr written by the library", r"\b(stderr|STDERR_FILENO|std::cerr|std::clog|perror)\b"),
+]
+
+
+def function_lengths(root, rel):
+    """(lines, first line, signature) of each function body that is not inside another."""
+    with open(os.path.join(root, rel), errors="replace") as f:
+        code = strip_comments_and_strings(f.read())
+    stack, result = [], []
+    line, head_from = 1, 0
+    for i, c in enumerate(code):
+        if c == "\n":
+            line += 1
+        elif c == "{":
+            head = " ".join(code[head_from:i].split())
+            if any(kind != "scope" for kind, _, _ in stack):
+                kind = "inner"
+            elif re.search(r"\b(namespace|class|struct|union|enum)\b[^()]*$", head) or head.startswith('extern ""'):
+                kind = "scope"
+            elif ")" in head and not re.search(r"=\s*$", head):
+                kind = "function"
+            else:
+                kind = "inner"
+            stack.append((kind, line, head))
+            head_from = i + 1
+        elif c == "}":
+            if stack:
+                kind, first, head = stack.pop()
+                if kind == "function":
+                    result.append((line - first + 1, first, head))
+            head_from = i + 1
+        elif c == ";":
+            head_from = i + 1
+    return result
+
+
+def main():
+    rule, root = sys.argv[1], sys.argv[2]
+    if rule == "records":
+        found = grep(root, sources(root, ["src", "cli"], exclude=("src/format/",)), RECORD_PATTERNS)
+    elif rule == "process-state":
+        found = grep(root, sources(root, ["src"], exclude=("src/kernel/",)), PROCESS_PATTERNS)
+    elif rule == "stderr":
+        found = grep(root, sources(root, ["src"], exclude=("src/util/diagnostics.cpp",)), STDERR_PATTERNS)
+    elif rule == "function-length":
+        found = []
+        for rel in sources(root, ["src", "cli"]):
+            for n, first, head in function_lengths(root, rel):
+                if n > MAX_FUNCTION_LINES:
+                    found.append((rel, first, f"a function of {n} lines", head[-100:]))
+    else:
+        sys.exit(f"unknown rule {rule}")
+    allowed = EXCEPTIONS.get(rule, {})
+    used = set()
+    bad = 0
+    for rel, no, why, text in found:
+        if rel in allowed:
+            used.add(rel)
+            continue
+        bad += 1
+        print(f"{rel}:{no}: {why}: {text}")
+    for rel in sorted(set(allowed) - used):
+        bad += 1
+        print(f"{rel}: listed as an exception to '{rule}' but breaks no rule: remove it from source_rules.py")
+    if bad:
+        print(f"{bad} violation(s) of '{rule}' (tests/rules/source_rules.py)")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
