@@ -12,6 +12,7 @@
 
 #include "cache/buildid_cache.h"
 #include "commands.h"
+#include "process_args.h"
 #include "offcpu/offcpu_extension.h"
 #include "probe/sdt_extension.h"
 #include "record/buildid_cache_keeper.h"
@@ -59,21 +60,6 @@ uint64_t parse_u64(const std::string& opt, const std::string& text) {
   return v.value;
 }
 
-std::vector<pid_t> parse_pids(const std::string& opt, const std::string& text) {
-  std::vector<pid_t> out;
-  size_t pos = 0;
-  for (;;) {
-    size_t c = text.find(',', pos);
-    std::string item = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    uint64_t v = parse_u64(opt, item);
-    if (v == 0 || v > 0x3fffffff) throw_usage("invalid {} '{}': not a process id", opt, item);
-    out.push_back(static_cast<pid_t>(v));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return out;
-}
-
 // --user-buffer-size: bytes, with an optional K, M or G (binary, as -m's
 // perf spelling and --switch-output's).
 size_t parse_buffer_size(const std::string& text) {
@@ -107,20 +93,6 @@ uint32_t parse_call_graph(const std::string& text) {
     return static_cast<uint32_t>(size);
   }
   throw_usage("unsupported --call-graph '{}' (fp, dwarf[,SIZE] or lbr)", text);
-}
-
-// The recorder's own argv for FEAT_CMDLINE (main() does not pass it down).
-std::vector<std::string> own_cmdline() {
-  std::vector<std::string> out;
-  auto text = read_small_file("/proc/self/cmdline").value_or("");
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nul = text.find('\0', pos);
-    if (nul == std::string::npos) nul = text.size();
-    out.push_back(text.substr(pos, nul - pos));
-    pos = nul + 1;
-  }
-  return out;
 }
 
 // The losses by kind, when the user-space buffer had to shed load

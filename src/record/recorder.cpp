@@ -193,6 +193,7 @@ class Recorder {
   void validate_switch_output();
   perf_event_attr make_attr(const EventSpec& e, bool tracking) const;
   void open_events();
+  void set_tracepoint_filter(int fd, const std::string& event) const;
   void validate_threads();
   void raise_fd_limit();
   void plan_drains();
@@ -505,6 +506,15 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
   return a;
 }
 
+// --filter: the kernel evaluates it before the sample reaches the buffer.
+void Recorder::set_tracepoint_filter(int fd, const std::string& event) const {
+  for (const auto& [name, filter] : opts_.tracepoint_filters) {
+    if (name != event) continue;
+    if (::ioctl(fd, kPerfEventIocSetFilter, filter.c_str()) != 0)
+      throw_usage("cannot set filter '{}' on event '{}': {}", filter, event, errno_text(errno));
+  }
+}
+
 void Recorder::open_events() {
   sample_type_ = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                  PERF_SAMPLE_PERIOD;
@@ -540,6 +550,7 @@ void Recorder::open_events() {
         } else if (::ioctl(fd.get(), kPerfEventIocSetOutput, ring_owner[c]) != 0) {
           throw_runtime("cannot share a ring buffer for event '{}': {}", ev.spec.name, errno_text(errno));
         }
+        set_tracepoint_filter(fd.get(), ev.spec.name);
         ev.fds.push_back(std::move(fd));
       }
     }

@@ -1,0 +1,60 @@
+// sonde sched: perf sched's recorder and views (docs/trace.md).
+#include <unistd.h>
+
+#include <memory>
+
+#include "commands.h"
+#include "process_args.h"
+#include "record/recorder.h"
+#include "sched/sched_record.h"
+#include "util/error.h"
+
+namespace sonde::cli {
+
+namespace {
+
+struct SchedArgs {
+  std::string input, output = "sonde.data";
+  std::vector<std::string> command, rest;
+};
+
+// `sched script` is `script` over the same file: exec'd so that every
+// option of `sonde script` is there.
+[[noreturn]] void exec_script(const SchedArgs& a) {
+  std::vector<std::string> args{"sonde", "script"};
+  if (!a.input.empty()) args.insert(args.end(), {"-i", a.input});
+  args.insert(args.end(), a.rest.begin(), a.rest.end());
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  ::execv("/proc/self/exe", argv.data());
+  throw_runtime("cannot run sonde script: {}", errno_text(errno));
+}
+
+}  // namespace
+
+void register_sched(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("sched", "Scheduler analysis as perf sched: record, latency, timehist, map, script");
+  cmd->require_subcommand(1);
+
+  auto rec = std::make_shared<SchedArgs>();
+  auto* record = cmd->add_subcommand("record", "Record the scheduler tracepoints system-wide (as perf sched record)");
+  record->add_option("-o,--output", rec->output, "Output file, - for standard output")->capture_default_str();
+  record->add_option("command", rec->command, "Workload: [--] CMD [ARGS...]; without one, until Ctrl-C");
+  record->positionals_at_end();
+  record->callback([rec, &exit_code] {
+    exit_code = record::record(sched::sched_record_options(rec->output, rec->command, own_cmdline())).exit_status;
+  });
+
+  auto scr = std::make_shared<SchedArgs>();
+  auto* script = cmd->add_subcommand("script", "The recording's events, one per line (sonde script)");
+  script->add_option("-i,--input", scr->input, "Recording to read");
+  script->add_option("args", scr->rest, "Further sonde script options");
+  script->allow_extras();
+  script->callback([scr] {
+    auto a = *scr;
+    exec_script(a);
+  });
+}
+
+}  // namespace sonde::cli

@@ -1,0 +1,28 @@
+// A system call's arguments and return value as perf trace (6.1) prints
+// them: `name: value` pairs (zero values left out), flags and enumerations
+// decoded for the common calls, errno names for failures.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "trace/syscall_signatures.h"
+
+namespace sonde::trace {
+
+// The comm of a thread id, "" if unknown (for pid arguments and returns).
+using CommLookup = std::function<std::string_view(uint32_t tid)>;
+
+// "dfd: CWD, filename: 0x..., flags: RDONLY|CLOEXEC" (without the parentheses).
+std::string format_args(const SyscallSignature& sig, const uint64_t (&args)[6], const CommLookup& comm);
+
+// "0", "-1 ENOENT (No such file or directory)", "0x7f...", "1234 (cat)".
+std::string format_return(std::string_view syscall, int64_t ret, const CommLookup& comm);
+
+// "ENOENT" and "No such file or directory" for errno `e`.
+std::string errno_name(int e);
+std::string errno_text(int e);
+
+}  // namespace sonde::trace
