@@ -1,11 +1,14 @@
 // sonde sched: perf sched's recorder and views (docs/trace.md).
 #include <unistd.h>
 
+#include <cstdio>
 #include <memory>
 
 #include "commands.h"
 #include "process_args.h"
-#include "record/recorder.h"
+#include "reading_options.h"
+#include "record/file_mode_record.h"
+#include "sched/sched_latency.h"
 #include "sched/sched_record.h"
 #include "util/error.h"
 
@@ -43,7 +46,15 @@ void register_sched(CLI::App& app, int& exit_code) {
   record->add_option("command", rec->command, "Workload: [--] CMD [ARGS...]; without one, until Ctrl-C");
   record->positionals_at_end();
   record->callback([rec, &exit_code] {
-    exit_code = record::record(sched::sched_record_options(rec->output, rec->command, own_cmdline())).exit_status;
+    exit_code = record::record_file_mode(sched::sched_record_options(rec->output, rec->command, own_cmdline())).exit_status;
+  });
+
+  auto lat = std::make_shared<SchedArgs>();
+  auto* latency = cmd->add_subcommand("latency", "Per task: run time, switches, average and maximum scheduling delay");
+  latency->add_option("-i,--input", lat->input, "Recording to read (default: sonde.data, or perf.data)");
+  latency->callback([lat] {
+    std::string text = sched::latency_report(lat->input.empty() ? default_recording() : lat->input);
+    std::fwrite(text.data(), 1, text.size(), stdout);
   });
 
   auto scr = std::make_shared<SchedArgs>();

@@ -15,6 +15,7 @@
 #include <memory>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,7 @@
 #include "format/file_mode_writer.h"
 #include "format/stream_reader.h"
 #include "format/tracepoint_format.h"
+#include "record/file_mode_record.h"
 #include "record/recorder.h"
 #include "trace/syscall_table.h"
 #include "trace/syscall_tracer.h"
@@ -292,17 +294,8 @@ int record_trace(const TraceOptions& o, const std::string& output) {
     r.output = output;
     return record::record(r).exit_status;
   }
-  // File mode, as perf trace record writes: perf trace -i finds its
-  // raw_syscalls events before reading any record, which a pipe-mode
-  // stream does not allow. Recorded as a stream beside it, then rewritten.
-  r.output = output + ".stream";
-  struct Unlink {
-    std::string path;
-    ~Unlink() { ::unlink(path.c_str()); }
-  } stream{r.output};
-  const int status = record::record(r).exit_status;
-  auto reader = format::open_recording(r.output);
-  format::write_file_mode(*reader, output);
+  r.output = output;
+  const int status = record::record_file_mode(std::move(r)).exit_status;
   std::fprintf(stderr, "sonde trace record: wrote %s\n", output.c_str());
   return status;
 }

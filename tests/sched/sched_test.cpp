@@ -1,0 +1,64 @@
+// sonde sched against the real kernel and perf sched (6.1): two CPU-bound
+// loops pinned to one CPU wait for each other; sched latency must show
+// them, and print what perf sched latency prints for the same file, for
+// sonde's recording and perf's.
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+
+namespace sonde::test {
+namespace {
+
+class Sched : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    ASSERT_TRUE(compile_fixture("sched_spin.c", bin(), "-O1"));
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static std::string bin() { return *dir_ / "sched_spin"; }
+  static std::string workload() {
+    return "taskset -c 0 " + bin() + " 100000000 & taskset -c 0 " + bin() + " 100000000 & wait";
+  }
+  static TempDir* dir_;
+};
+TempDir* Sched::dir_ = nullptr;
+
+TEST_F(Sched, LatencyOfSondesRecordingAsPerfReadsIt) {
+  auto data = *dir_ / "sonde.sched";
+  auto r = run({sonde_bin(), "sched", "record", "-o", data, "--", "sh", "-c", workload()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto ours = run({sonde_bin(), "sched", "latency", "-i", data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_NE(ours.out.find("  sched_spin:(2) "), std::string::npos) << ours.out;
+  auto perf = run({"perf", "sched", "latency", "-i", data});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  EXPECT_EQ(first_difference(ours.out, perf.out), "");
+}
+
+TEST_F(Sched, LatencyOfPerfsRecordingAsPerfReadsIt) {
+  auto data = *dir_ / "perf.sched";
+  auto r = run({"perf", "sched", "record", "-o", data, "--", "sh", "-c", workload()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto ours = run({sonde_bin(), "sched", "latency", "-i", data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_NE(ours.out.find("  sched_spin:(2) "), std::string::npos) << ours.out;
+  auto perf = run({"perf", "sched", "latency", "-i", data});
+  EXPECT_EQ(first_difference(ours.out, perf.out), "");
+}
+
+TEST_F(Sched, ScriptIsSondeScript) {
+  auto data = *dir_ / "script.sched";
+  ASSERT_EQ(run({sonde_bin(), "sched", "record", "-o", data, "--", bin(), "1000000"}).exit_code, 0);
+  auto a = run({sonde_bin(), "sched", "script", "-i", data});
+  auto b = run({sonde_bin(), "script", "-i", data});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out.find("sched:sched_switch:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sonde::test
