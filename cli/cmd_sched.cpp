@@ -9,7 +9,9 @@
 #include "reading_options.h"
 #include "record/file_mode_record.h"
 #include "sched/sched_latency.h"
+#include "sched/sched_map.h"
 #include "sched/sched_record.h"
+#include "sched/sched_timehist.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -56,6 +58,23 @@ void register_sched(CLI::App& app, int& exit_code) {
     std::string text = sched::latency_report(lat->input.empty() ? default_recording() : lat->input);
     std::fwrite(text.data(), 1, text.size(), stdout);
   });
+
+  auto th = std::make_shared<sched::TimehistOptions>();
+  auto th_input = std::make_shared<std::string>();
+  auto* timehist = cmd->add_subcommand("timehist", "One line per context switch: wait time, scheduling delay, run time");
+  timehist->add_option("-i,--input", *th_input, "Recording to read (default: sonde.data, or perf.data)");
+  timehist->add_flag("-w,--wakeups", th->wakeups, "Also show the wakeups");
+  timehist->add_flag("--state", th->state, "Show the task's state when it was switched out");
+  timehist->add_flag("-s,--summary", th->summary_only, "Only the per-task summary");
+  timehist->add_flag("-S,--with-summary", th->summary, "The lines and the summary");
+  timehist->callback([th, th_input] {
+    sched::timehist_report(th_input->empty() ? default_recording() : *th_input, *th);
+  });
+
+  auto map_input = std::make_shared<std::string>();
+  auto* map = cmd->add_subcommand("map", "One column per CPU: which task runs there after each context switch");
+  map->add_option("-i,--input", *map_input, "Recording to read (default: sonde.data, or perf.data)");
+  map->callback([map_input] { sched::map_report(map_input->empty() ? default_recording() : *map_input); });
 
   auto scr = std::make_shared<SchedArgs>();
   auto* script = cmd->add_subcommand("script", "The recording's events, one per line (sonde script)");

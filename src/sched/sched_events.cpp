@@ -6,6 +6,7 @@
 
 #include "analysis/directory_reader.h"
 #include "analysis/recording_walker.h"
+#include "format/records.h"
 #include "format/tracepoint_format.h"
 #include "util/byte_reader.h"
 
@@ -67,14 +68,68 @@ bool decode(const Decoder& d, std::span<const uint8_t> raw, SchedEvent& ev) {
 
 }  // namespace
 
-SchedWalk walk_sched_events(const std::string& input, const std::function<void(const SchedEvent&)>& on_event,
-                            const std::function<void(const ThreadComm&)>& on_end) {
+char task_state_char(uint64_t prev_state) {
+  static constexpr char kStates[] = "RSDTtZXxKWP";
+  if (prev_state == 0) return 'R';
+  const size_t i = static_cast<size_t>(__builtin_ctzll(prev_state)) + 1;
+  return i < sizeof kStates - 1 ? kStates[i] : '?';
+}
+
+SchedWalk walk_sched_events(const std::string& input,
+                            const std::function<void(const SchedEvent&, const ThreadInfo&)>& on_event,
+                            const std::function<void(const ThreadInfo&)>& on_end) {
   auto reader = analysis::open_input(input);
   analysis::RecordingWalker walker(*reader, analysis::no_unwinding());
   std::unordered_map<uint64_t, format::TracepointFormat> formats;
   std::unordered_map<const format::EventInfo*, Decoder> decoders;
   SchedWalk walk;
+  std::unordered_map<uint32_t, std::pair<int32_t, int32_t>> forks;  // tid → (pid, parent tid)
+  std::unordered_map<uint32_t, int32_t> sample_pids;                 // tid → pid, from samples
+  std::unordered_map<uint32_t, int64_t> exits;                       // tid → exit order
+  ThreadInfo info;
+  info.comm = [&](uint32_t tid) { return std::string(walker.space().comm(tid, tid)); };
+  // perf keeps a thread's first known pid (-1 is not one), from whichever
+  // record named the thread first: FORK, COMM or a sample.
+  auto note_pid = [&](uint32_t tid, int32_t pid) {
+    auto [sp, fresh] = sample_pids.try_emplace(tid, pid);
+    if (!fresh && sp->second == -1) sp->second = pid;
+  };
+  info.pid = [&](uint32_t tid) {
+    auto p = sample_pids.find(tid);
+    return p == sample_pids.end() ? 0 : p->second;  // 0: as perf's thread first seen as a wakee
+  };
+  info.ppid = [&](uint32_t tid) {
+    auto f = forks.find(tid);
+    return f == forks.end() ? -1 : f->second.second;
+  };
+  info.exit_order = [&](uint32_t tid) -> int64_t {
+    auto e = exits.find(tid);
+    return e == exits.end() ? -1 : e->second;
+  };
+  auto on_record = [&](const format::RecordView& rec) {
+    const uint32_t type = rec.header.type;
+    if (type == 3) {  // PERF_RECORD_COMM: a thread's name changed (perf sched map shows it again)
+      if (auto c = format::CommView::parse(rec.bytes)) {
+        note_pid(c->tid, static_cast<int32_t>(c->pid));
+        SchedEvent ev;
+        ev.kind = SchedEvent::Comm;
+        ev.sample_pid = c->pid;
+        ev.tid = c->tid;
+        on_event(ev, info);
+      }
+      return;
+    }
+    if (type != 7 && type != 4) return;  // PERF_RECORD_FORK, PERF_RECORD_EXIT
+    auto f = format::ForkExitView::parse(rec.bytes);
+    if (!f) return;
+    if (type == 7) {
+      forks[f->tid] = {static_cast<int32_t>(f->pid), static_cast<int32_t>(f->ptid)};
+      note_pid(f->tid, static_cast<int32_t>(f->pid));
+    }
+    else exits.try_emplace(f->tid, static_cast<int64_t>(exits.size()));
+  };
   walker.run([&](const format::Sample& s) {
+    note_pid(s.tid, static_cast<int32_t>(s.pid));
     ++walk.samples;
     auto it = decoders.find(s.event);
     if (it == decoders.end()) {
@@ -92,11 +147,12 @@ SchedWalk walk_sched_events(const std::string& input, const std::function<void(c
     ev.kind = *it->second.kind;
     ev.time = s.time;
     ev.cpu = s.cpu;
+    ev.sample_pid = s.pid;
     ev.tid = s.tid;
-    if (decode(it->second, s.raw, ev)) on_event(ev);
-  });
+    if (decode(it->second, s.raw, ev)) on_event(ev, info);
+  }, on_record);
   walk.lost = walker.stats().lost_samples;
-  on_end([&](uint32_t tid) { return std::string(walker.space().comm(tid, tid)); });
+  on_end(info);
   return walk;
 }
 

@@ -186,8 +186,8 @@ std::string latency_report(const std::string& input) {
   Latency lat;
   std::string text;
   walk_sched_events(
-      input, [&](const SchedEvent& ev) { lat.on_event(ev); },
-      [&](const ThreadComm& comm) { text = lat.report(comm, 0); });
+      input, [&](const SchedEvent& ev, const ThreadInfo&) { lat.on_event(ev); },
+      [&](const ThreadInfo& threads) { text = lat.report(threads.comm, 0); });
   return text;
 }
 
