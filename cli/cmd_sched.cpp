@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include "commands.h"
 #include "process_args.h"
@@ -19,6 +20,7 @@ namespace sonde::cli {
 namespace {
 
 struct SchedArgs {
+  bool no_inherit = false;
   std::string input, output = "sonde.data";
   std::vector<std::string> command, rest;
 };
@@ -45,10 +47,13 @@ void register_sched(CLI::App& app, int& exit_code) {
   auto rec = std::make_shared<SchedArgs>();
   auto* record = cmd->add_subcommand("record", "Record the scheduler tracepoints system-wide (as perf sched record)");
   record->add_option("-o,--output", rec->output, "Output file, - for standard output")->capture_default_str();
+  record->add_flag("--no-inherit", rec->no_inherit, "Do not follow the command's child tasks (as perf)");
   record->add_option("command", rec->command, "Workload: [--] CMD [ARGS...]; without one, until Ctrl-C");
   record->positionals_at_end();
   record->callback([rec, &exit_code] {
-    exit_code = record::record_file_mode(sched::sched_record_options(rec->output, rec->command, own_cmdline())).exit_status;
+    auto options = sched::sched_record_options(rec->output, rec->command, own_cmdline());
+    options.inherit = !rec->no_inherit;
+    exit_code = record::record_file_mode(std::move(options)).exit_status;
   });
 
   auto lat = std::make_shared<SchedArgs>();
