@@ -15,6 +15,7 @@ namespace sonde::sched {
 namespace {
 
 constexpr uint32_t kTracepointType = 2;  // PERF_TYPE_TRACEPOINT
+constexpr uint32_t kMaxCpus = 4096;
 
 // One event's fields, by the names the handlers ask for.
 struct Decoder {
@@ -142,7 +143,8 @@ SchedWalk walk_sched_events(const std::string& input,
         }
       it = decoders.emplace(s.event, std::move(d)).first;
     }
-    if (!it->second.kind) return;
+    // perf's MAX_CPUS: the views keep per-CPU state, a damaged CPU field must not size it.
+    if (!it->second.kind || s.cpu >= kMaxCpus) return;
     SchedEvent ev;
     ev.kind = *it->second.kind;
     ev.time = s.time;

@@ -178,7 +178,8 @@ std::string errno_text(int e) {
   return d ? d : fmt::format("Unknown error {}", e);
 }
 
-std::string format_args(const SyscallSignature& sig, const uint64_t (&args)[6], const CommLookup& comm) {
+std::string format_args(const SyscallSignature& sig, const uint64_t (&args)[6], const CommLookup& comm,
+                        const ArgStrings* strings) {
   std::string out;
   const bool is_open = sig.name == "open" || sig.name == "openat";
   const size_t n = sig.described ? std::min<size_t>(sig.args.size(), 6) : 6;
@@ -189,6 +190,10 @@ std::string format_args(const SyscallSignature& sig, const uint64_t (&args)[6], 
     // perf masks open's mode unless O_CREAT (or O_TMPFILE) asks for one;
     // flags of 0 are not printed, and then nothing masks it.
     if (is_open && name == "mode" && i > 0 && args[i - 1] && !(args[i - 1] & (0100 | 020000000))) continue;
+    if (strings && (strings->present & (1u << i))) {
+      out += fmt::format("{}{}: \"{}\"", out.empty() ? "" : ", ", name, strings->text[i]);
+      continue;
+    }
     std::string value = decode_known(sig.name, name, v);
     if (value.empty()) value = sig.described ? format_by_type(sig.args[i], v, comm) : fmt::format("{:#x}", v);
     out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", name, value);

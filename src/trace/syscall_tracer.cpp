@@ -81,11 +81,15 @@ void SyscallTracer::on_enter(uint32_t pid, uint32_t tid, uint64_t time, uint64_t
   t.pending.nr = nr;
   t.pending.time = time;
   std::copy(std::begin(args), std::end(args), t.pending.args);
+  t.pending.strings = {};
+  if (t.early_nr == nr) std::swap(t.pending.strings, t.early);
+  t.early_nr = UINT64_MAX;
   const SyscallSignature& sig = signatures_.get(static_cast<uint32_t>(nr));
   if (!never_returns(sig.name)) return;
   // exit_group does not return: perf prints it when it is entered.
   if (!options_.lines || options_.min_duration_ns || options_.failures_only) return;
-  print(head(t, time, std::nullopt) + closed_call(sig.name + "(" + format_args(sig, args, comm_)) + "?\n");
+  print(head(t, time, std::nullopt) + closed_call(sig.name + "(" + format_args(sig, args, comm_, &t.pending.strings)) +
+        "?\n");
   t.pending.active = false;
 }
 
@@ -104,10 +108,26 @@ void SyscallTracer::on_exit(uint32_t pid, uint32_t tid, uint64_t time, uint64_t 
   if (options_.min_duration_ns && (!entered || duration < options_.min_duration_ns)) return;
   if (options_.failures_only && ret >= 0) return;
   const SyscallSignature& sig = signatures_.get(static_cast<uint32_t>(nr));
-  std::string body = entered ? sig.name + "(" + format_args(sig, t.pending.args, comm_)
+  std::string body = entered ? sig.name + "(" + format_args(sig, t.pending.args, comm_, &t.pending.strings)
                              : " ... [continued]: " + sig.name + "()";
   std::string line = head(t, entry_time, entered ? std::optional<uint64_t>(duration) : std::nullopt);
   print(line + closed_call(body) + format_return(sig.name, ret, comm_) + "\n");
+}
+
+void SyscallTracer::on_string(uint32_t tid, uint64_t nr, uint32_t arg, std::string_view text) {
+  if (arg >= 6) return;
+  auto it = threads_.find(tid);
+  ThreadState* t = it == threads_.end() ? nullptr : &it->second;
+  ArgStrings* into = nullptr;
+  if (t && t->pending.active && t->pending.nr == nr && !(t->pending.strings.present & (1u << arg))) {
+    into = &t->pending.strings;
+  } else {
+    if (!t) t = &thread(tid, tid);
+    if (t->early_nr != nr) t->early = {}, t->early_nr = nr;
+    into = &t->early;
+  }
+  into->text[arg] = std::string(text);
+  into->present |= static_cast<uint8_t>(1u << arg);
 }
 
 std::vector<const ThreadStats*> SyscallTracer::threads() const {

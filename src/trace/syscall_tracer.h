@@ -49,6 +49,9 @@ class SyscallTracer {
 
   void on_enter(uint32_t pid, uint32_t tid, uint64_t time, uint64_t nr, const uint64_t (&args)[6]);
   void on_exit(uint32_t pid, uint32_t tid, uint64_t time, uint64_t nr, int64_t ret);
+  // A path string argument read at entry: it joins the call `nr` of `tid`
+  // whether it comes just before or just after the call's entry.
+  void on_string(uint32_t tid, uint64_t nr, uint32_t arg, std::string_view text);
 
   // --max-events reached: nothing more is printed.
   bool done() const { return options_.max_events && printed_ >= options_.max_events; }
@@ -62,10 +65,13 @@ class SyscallTracer {
     bool active = false;
     uint64_t nr = 0, time = 0;
     uint64_t args[6] = {};
+    ArgStrings strings;
   };
   struct ThreadState {
     Pending pending;
     ThreadStats stats;
+    uint64_t early_nr = UINT64_MAX;  // strings that came before their call's entry
+    ArgStrings early;
     size_t order = 0;
   };
 

@@ -26,6 +26,7 @@
 #include "format/tracepoint_format.h"
 #include "record/file_mode_record.h"
 #include "record/recorder.h"
+#include "trace/syscall_strings.h"
 #include "trace/syscall_table.h"
 #include "trace/syscall_tracer.h"
 #include "trace/trace_summary.h"
@@ -44,7 +45,7 @@ constexpr size_t kMaxKernelFilterCalls = 64;
 
 // Where a raw_syscalls sample keeps its fields (from the recording's formats).
 struct SyscallEventLayout {
-  enum Kind { Other, Enter, Exit } kind = Other;
+  enum Kind { Other, Enter, Exit, String } kind = Other;
   uint32_t id_offset = 0, value_offset = 0;  // value: args[6] or ret
 };
 
@@ -71,6 +72,12 @@ class SampleDispatch {
   void operator()(const format::Sample& s) {
     const SyscallEventLayout& l = layout(s.event);
     if (l.kind == SyscallEventLayout::Other) return;
+    if (l.kind == SyscallEventLayout::String) {
+      StringPayload p;
+      if (parse_string_payload(s.raw, p)) tracer_.on_string(s.tid, p.nr, p.arg, p.text);
+      else ++malformed_;
+      return;
+    }
     const size_t need = l.value_offset + (l.kind == SyscallEventLayout::Enter ? 48 : 8);
     if (s.raw.size() < need || s.raw.size() < l.id_offset + 8) {
       ++malformed_;
@@ -93,6 +100,7 @@ class SampleDispatch {
     if (it != layouts_.end()) return it->second;
     if (formats_.empty()) formats_ = format::parse_tracing_data(walker_.session().tracing_data());
     SyscallEventLayout l;
+    if (ev && ev->name == kStringEventName) l.kind = SyscallEventLayout::String;
     if (ev && ev->attr.type == kTracepointType)
       if (auto f = formats_.find(ev->attr.config); f != formats_.end()) l = layout_of(f->second);
     return layouts_.emplace(ev, l).first->second;
@@ -171,6 +179,7 @@ record::RecordOptions recorder_options(const TraceOptions& o, const TracerOption
   r.pids = o.pids;
   r.system_wide = o.system_wide;
   r.build_id_mode = record::BuildIdMode::None;
+  r.mmap_pages = 1024;  // 4 MiB per CPU: two samples per call come fast (perf trace sizes its buffers up too)
   r.cmdline = o.cmdline;
   r.quiet = true;
   std::string filter;
@@ -255,6 +264,11 @@ int run_trace(const TraceOptions& o) {
   if (!stop) throw_runtime("cannot create an eventfd: {}", errno_text(errno));
   r.output_fd = pipe_write.get();
   r.stop_fd = stop.get();
+  // Path strings read at entry by BPF, on the BPF clock (CLOCK_MONOTONIC).
+  auto strings = std::make_unique<SyscallStringsExtension>(string_argument_masks(signatures));
+  SyscallStringsExtension* strings_ext = strings.get();
+  r.extensions.push_back(std::move(strings));
+  r.monotonic_clock = true;
   Output out(o.output);
   StopOnSignal signals(stop.get());
   std::exception_ptr failure;
@@ -282,6 +296,10 @@ int run_trace(const TraceOptions& o) {
   }
   recorder.join();
   if (failure) std::rethrow_exception(failure);
+  if (!strings_ext->unavailable().empty())
+    std::fprintf(stderr, "sonde trace: path names not read (%s)\n", strings_ext->unavailable().c_str());
+  if (uint64_t n = strings_ext->lost())
+    std::fprintf(stderr, "sonde trace: %llu path names lost (BPF ring buffer full)\n", static_cast<unsigned long long>(n));
   return summary.exit_status;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "trace/arg_format.h"
+#include "trace/syscall_strings.h"
 #include "trace/syscall_table.h"
 #include "trace/trace_run.h"
 #include "util/error.h"
@@ -73,6 +74,42 @@ TEST(TraceFormat, ReturnValues) {
   EXPECT_EQ(format_return("poll", 0, none), "0 (Timeout)");
   auto comm = [](uint32_t) { return std::string_view("cat"); };
   EXPECT_EQ(format_return("set_tid_address", 6791, comm), "6791 (cat)");
+}
+
+}  // namespace
+}  // namespace sonde::trace
+
+namespace sonde::trace {
+namespace {
+
+TEST(TraceStrings, PathArgumentsFromTheirDeclarations) {
+  // perf's rule: a `const char *` named *name or *path*.
+  SyscallSignature openat{"openat",
+                          {{"dfd", "int", false}, {"filename", "const char *", true}, {"flags", "int", false}},
+                          true};
+  auto none = [](uint32_t) { return std::string_view{}; };
+  ArgStrings s;
+  s.text[1] = "/etc/passwd";
+  s.present = 1 << 1;
+  const uint64_t args[6] = {static_cast<uint64_t>(-100), 0x1234, 0, 0, 0, 0};
+  EXPECT_EQ(format_args(openat, args, none, &s), "dfd: CWD, filename: \"/etc/passwd\"");
+  EXPECT_EQ(format_args(openat, args, none), "dfd: CWD, filename: 0x1234");
+}
+
+TEST(TraceStrings, PayloadIsBoundedByTheRecord) {
+  const uint8_t ok[] = {1, 1, 0, 0, 1, 0, 0, 0, '/', 'x', 0, 0};
+  StringPayload p;
+  ASSERT_TRUE(parse_string_payload(ok, p));
+  EXPECT_EQ(p.nr, 257u);
+  EXPECT_EQ(p.arg, 1u);
+  EXPECT_EQ(p.text, "/x");
+  const uint8_t unterminated[] = {1, 1, 0, 0, 1, 0, 0, 0, '/', 'x'};
+  ASSERT_TRUE(parse_string_payload(unterminated, p));
+  EXPECT_EQ(p.text, "/x");
+  const uint8_t short_one[] = {1, 1, 0, 0, 1, 0, 0, 0};
+  EXPECT_FALSE(parse_string_payload(short_one, p));
+  const uint8_t bad_arg[] = {1, 1, 0, 0, 9, 0, 0, 0, 'a', 0};
+  EXPECT_FALSE(parse_string_payload(bad_arg, p));
 }
 
 }  // namespace
