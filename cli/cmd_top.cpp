@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "process_args.h"
 #include "reading_options.h"
 #include "report/report_table.h"
 #include "top/top.h"
@@ -38,21 +39,6 @@ double parse_delay(const std::string& text) {
   return v;
 }
 
-std::vector<pid_t> parse_pids(const std::string& text) {
-  std::vector<pid_t> out;
-  size_t pos = 0;
-  for (;;) {
-    size_t c = text.find(',', pos);
-    std::string item = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
-    auto v = parse_uint<uint64_t>(item);
-    if (!v || v.value == 0 || v.value > 0x3fffffff) throw_usage("invalid -p '{}': not a process id", item);
-    out.push_back(static_cast<pid_t>(v.value));
-    if (c == std::string::npos) break;
-    pos = c + 1;
-  }
-  return out;
-}
-
 top::TopOptions top_options(const TopArgs& a) {
   top::TopOptions o;
   o.view.delay_seconds = parse_delay(a.delay);
@@ -66,7 +52,7 @@ top::TopOptions top_options(const TopArgs& a) {
   o.record.events = a.events;
   if (!a.freq.empty()) o.record.freq = parse_count("-F", a.freq, 1);
   o.record.callchain = a.callchain;
-  if (!a.pids.empty()) o.record.pids = parse_pids(a.pids);
+  if (!a.pids.empty()) o.record.pids = parse_pids("-p", a.pids);
   o.record.system_wide = o.record.pids.empty();
   o.record.quiet = true;
   o.record.version = "sonde " SONDE_VERSION;

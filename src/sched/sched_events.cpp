@@ -124,8 +124,10 @@ SchedWalk walk_sched_events(const std::string& input,
     auto f = format::ForkExitView::parse(rec.bytes);
     if (!f) return;
     if (type == 7) {
+      // perf's machine replaces a thread it already had under that tid (one
+      // a wakeup named first) with the forked one.
       forks[f->tid] = {static_cast<int32_t>(f->pid), static_cast<int32_t>(f->ptid)};
-      note_pid(f->tid, static_cast<int32_t>(f->pid));
+      sample_pids[f->tid] = static_cast<int32_t>(f->pid);
     }
     else exits.try_emplace(f->tid, static_cast<int64_t>(exits.size()));
   };
@@ -151,7 +153,12 @@ SchedWalk walk_sched_events(const std::string& input,
     ev.cpu = s.cpu;
     ev.sample_pid = s.pid;
     ev.tid = s.tid;
-    if (decode(it->second, s.raw, ev)) on_event(ev, info);
+    if (!decode(it->second, s.raw, ev)) return;
+    // A task first named by a wakeup or a migration is a thread of pid 0 for
+    // perf until a FORK replaces it (its samples do not change that).
+    if (ev.kind != SchedEvent::Switch && ev.kind != SchedEvent::Runtime && ev.kind != SchedEvent::Fork)
+      sample_pids.try_emplace(ev.pid, 0);
+    on_event(ev, info);
   }, on_record);
   walk.lost = walker.stats().lost_samples;
   on_end(info);
