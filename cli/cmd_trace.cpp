@@ -66,9 +66,6 @@ void register_trace(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-events", a->max_events, "Stop after printing N calls");
   cmd->add_option("-o,--output", a->output, "Write the lines to FILE instead of standard error");
   cmd->add_option("-i,--input", a->input, "Replay a recording (sonde trace record, perf trace record)");
-  cmd->footer(
-      "Exit status: the command's, else 0; 2 for malformed input (unknown syscall, bad --duration, no target); "
-      "1 when tracing cannot start (no such process, tracepoints unavailable).");
 
   auto r = std::make_shared<TraceArgs>();
   auto out = std::make_shared<std::string>("sonde.data");
