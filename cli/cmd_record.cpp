@@ -12,6 +12,7 @@
 
 #include "cache/buildid_cache.h"
 #include "commands.h"
+#include "process_args.h"
 #include "offcpu/offcpu_extension.h"
 #include "probe/sdt_extension.h"
 #include "record/buildid_cache_keeper.h"
@@ -94,20 +95,6 @@ uint32_t parse_call_graph(const std::string& text) {
     return static_cast<uint32_t>(size);
   }
   throw_usage("unsupported --call-graph '{}' (fp, dwarf[,SIZE] or lbr)", text);
-}
-
-// The recorder's own argv for FEAT_CMDLINE (main() does not pass it down).
-std::vector<std::string> own_cmdline() {
-  std::vector<std::string> out;
-  auto text = read_small_file("/proc/self/cmdline").value_or("");
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nul = text.find('\0', pos);
-    if (nul == std::string::npos) nul = text.size();
-    out.push_back(text.substr(pos, nul - pos));
-    pos = nul + 1;
-  }
-  return out;
 }
 
 // The losses by kind, when the user-space buffer had to shed load

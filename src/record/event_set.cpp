@@ -114,11 +114,21 @@ void Recorder::open_events() {
         } else if (::ioctl(fd.get(), kPerfEventIocSetOutput, ring_owner[c]) != 0) {
           throw_runtime("cannot share a ring buffer for event '{}': {}", ev.spec.name, errno_text(errno));
         }
+        set_tracepoint_filter(fd.get(), ev.spec.name);
         ev.fds.push_back(std::move(fd));
       }
     }
   }
   prepare_extensions();
+}
+
+// --filter: the kernel evaluates it before the sample reaches the buffer.
+void Recorder::set_tracepoint_filter(int fd, const std::string& event) const {
+  for (const auto& [name, filter] : opts_.tracepoint_filters) {
+    if (name != event) continue;
+    if (::ioctl(fd, kPerfEventIocSetFilter, filter.c_str()) != 0)
+      throw_usage("cannot set filter '{}' on event '{}': {}", filter, event, errno_text(errno));
+  }
 }
 
 // The extensions see what is recorded and the first attr (its sample_id

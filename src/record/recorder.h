@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "record/record_extension.h"
@@ -87,6 +88,9 @@ struct RecordOptions {
   // use_clockid), the clock BPF programs read: --off-cpu needs it so that
   // its samples and the kernel's share one time line.
   bool monotonic_clock = false;
+  // Tracepoint filters (perf's --filter): event name as in `events` →
+  // filter text, set with PERF_EVENT_IOC_SET_FILTER on each of its fds.
+  std::vector<std::pair<std::string, std::string>> tracepoint_filters;
 
   std::vector<std::unique_ptr<RecordExtension>> extensions;
   ExtensionFactory extension_factory;

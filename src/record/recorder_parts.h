@@ -128,6 +128,7 @@ class Recorder {
   // event_set.cpp: the kernel's events, their ring buffers, the extensions' rings.
   perf_event_attr make_attr(const EventSpec& e, bool tracking) const;
   void open_events();
+  void set_tracepoint_filter(int fd, const std::string& event) const;
   void prepare_extensions();
   void enable();
   void stop_sampling();

@@ -302,6 +302,7 @@ inline constexpr unsigned long kPerfFlagFdCloexec = 1UL << 3;
 inline constexpr unsigned long kPerfEventIocEnable = _IO('$', 0);
 inline constexpr unsigned long kPerfEventIocDisable = _IO('$', 1);
 inline constexpr unsigned long kPerfEventIocSetOutput = _IO('$', 5);
+inline constexpr unsigned long kPerfEventIocSetFilter = _IOW('$', 6, char*);
 inline constexpr unsigned long kPerfEventIocId = _IOR('$', 7, uint64_t*);
 
 }  // namespace sonde::uapi

@@ -1,0 +1,76 @@
+// Path strings of system calls, read at entry by BPF (syscall_strings.bpf.c)
+// so that `openat(filename: "/etc/passwd")` shows the path as strace does:
+// a RecordExtension that loads the program, follows the traced processes
+// and writes each string as a SAMPLE of its own event into the stream,
+// beside the raw_syscalls samples (docs/trace.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "record/record_extension.h"
+#include "trace/syscall_signatures.h"
+#include "util/fd.h"
+
+struct bpf_object;
+struct ring_buffer;
+
+namespace sonde::trace {
+
+// The event of the strings: a software bpf-output event, its id far above
+// the kernel's (and apart from off-CPU's, 3 << 61).
+inline constexpr uint64_t kStringEventId = (3ULL << 61) + 16;
+inline constexpr std::string_view kStringEventName = "sonde:syscall-string";
+
+// A string sample's RAW payload: u32 syscall number, u32 argument index,
+// then the string (NUL-terminated).
+struct StringPayload {
+  uint32_t nr = 0, arg = 0;
+  std::string_view text;
+};
+bool parse_string_payload(std::span<const uint8_t> raw, StringPayload& out);
+
+// Per syscall number, the bits of its path-string arguments (perf's
+// SCA_FILENAME rule: `const char *` named *name or *path*).
+std::vector<uint8_t> string_argument_masks(SyscallSignatures& signatures);
+
+class SyscallStringsExtension : public record::RecordExtension {
+ public:
+  explicit SyscallStringsExtension(std::vector<uint8_t> masks);
+  ~SyscallStringsExtension() override;
+
+  void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
+  bool adds_events() const override { return false; }
+  std::vector<format::EventDesc> attrs() override;
+  std::vector<int> ring_fds() override { return {}; }
+  bool rewrite_sample(std::span<uint8_t>) override { return false; }
+  int wake_fd() const override;
+  size_t produce(const record::RecordWrite& write, bool final) override;
+  void stop() override;
+
+  // Strings the ring buffer had no room for; "" or why BPF could not be used.
+  uint64_t lost() const;
+  const std::string& unavailable() const { return unavailable_; }
+
+ private:
+  void load(const record::RecordTarget& target);
+  static int on_event(void* ctx, void* data, size_t size);
+
+  std::vector<uint8_t> masks_;
+  perf_event_attr base_{};
+  bpf_object* obj_ = nullptr;
+  ring_buffer* ring_ = nullptr;
+  int lost_fd_ = -1;
+  std::vector<UniqueFd> links_;
+  std::string unavailable_;
+  const record::RecordWrite* write_ = nullptr;  // during produce
+  size_t written_ = 0;
+  std::vector<uint8_t> record_;
+};
+
+}  // namespace sonde::trace

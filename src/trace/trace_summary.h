@@ -1,0 +1,18 @@
+// perf trace -s's "Summary of events": per thread (fewest events first),
+// each system call's calls, errors, total/min/avg/max milliseconds and the
+// standard error of the mean as a percentage of it (perf's stddev column).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/arg_format.h"
+#include "trace/syscall_tracer.h"
+
+namespace sonde::trace {
+
+std::string format_summary(const std::vector<const ThreadStats*>& threads, uint64_t total_events,
+                           const CommLookup& comm);
+
+}  // namespace sonde::trace

@@ -1,0 +1,176 @@
+// sonde trace against the real kernel: a fixture makes known system calls
+// (tests/fixtures/trace_calls.c) and each must be shown with its arguments,
+// return value and errno name; -s counts them exactly; a recording replays
+// to the same lines; perf trace agrees on the calls and their counts.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "support/test_support.h"
+
+namespace sonde::test {
+namespace {
+
+class Trace : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    ASSERT_TRUE(compile_fixture("trace_calls.c", bin(), "-O1 -static"));
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static std::string bin() { return *dir_ / "trace_calls"; }
+  static TempDir* dir_;
+};
+TempDir* Trace::dir_ = nullptr;
+
+// The lines of one call, e.g. every "write(" line.
+std::vector<std::string> calls(const std::string& text, const std::string& name) {
+  std::vector<std::string> out;
+  for (const auto& l : lines(text))
+    if (l.find(" " + name + "(") != std::string::npos) out.push_back(l);
+  return out;
+}
+
+// "name -> (calls, errors)" from a -s summary table.
+std::map<std::string, std::pair<uint64_t, uint64_t>> summary_counts(const std::string& text) {
+  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+  std::regex row(R"(^   (\w+) +(\d+) +(\d+) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%$)");
+  for (const auto& l : lines(text)) {
+    std::smatch m;
+    if (std::regex_match(l, m, row)) out[m[1]] = {std::stoull(m[2]), std::stoull(m[3])};
+  }
+  return out;
+}
+
+TEST_F(Trace, EachCallWithItsArgumentsReturnAndErrno) {
+  auto out = *dir_ / "lines.txt";
+  auto r = run({sonde_bin(), "trace", "-o", out, "--", bin()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string text = run({"cat", out}).out;
+  auto opens = calls(text, "openat");
+  ASSERT_EQ(opens.size(), 2u) << text;
+  // The path read at entry by BPF; perf leaves out arguments that are 0: O_RDONLY alone is not shown.
+  EXPECT_NE(opens[0].find("openat(dfd: CWD, filename: \"/nonexistent/sonde-trace-fixture\") "), std::string::npos)
+      << opens[0];
+  EXPECT_NE(opens[0].find("= -1 ENOENT (No such file or directory)"), std::string::npos) << opens[0];
+  EXPECT_NE(opens[1].find("openat(dfd: CWD, filename: \"/dev/null\", flags: CLOEXEC|WRONLY) "), std::string::npos)
+      << opens[1];
+  std::smatch fd;
+  ASSERT_TRUE(std::regex_search(opens[1], fd, std::regex(R"(= (\d+)$)"))) << opens[1];
+  auto writes = calls(text, "write");
+  ASSERT_EQ(writes.size(), 5u) << text;
+  for (int k = 1; k <= 5; ++k) {
+    const auto& w = writes[k - 1];
+    EXPECT_NE(w.find("write(fd: " + fd[1].str() + ", buf: 0x"), std::string::npos) << w;
+    EXPECT_NE(w.find("count: " + std::to_string(10 * k) + ") "), std::string::npos) << w;
+    EXPECT_TRUE(w.ends_with("= " + std::to_string(10 * k))) << w;
+  }
+  auto sleeps = calls(text, "nanosleep");
+  ASSERT_EQ(sleeps.size(), 1u) << text;
+  EXPECT_NE(sleeps[0].find("nanosleep(rqtp: 0x"), std::string::npos) << sleeps[0];
+  EXPECT_TRUE(sleeps[0].ends_with("= 0")) << sleeps[0];
+  auto kills = calls(text, "kill");
+  ASSERT_EQ(kills.size(), 1u) << text;
+  EXPECT_NE(kills[0].find("kill(pid: 1073741823, sig: USR1)"), std::string::npos) << kills[0];
+  EXPECT_TRUE(kills[0].ends_with("= -1 ESRCH (No such process)")) << kills[0];
+  // perf's layout: "   T.TTT ( D.DDD ms): comm/tid name(args)   = ret", `=` 70 columns after the name.
+  std::regex layout(R"(^ *[0-9]+\.[0-9]{3} \( *[0-9]+\.[0-9]{3} ms\): trace_calls/[0-9]+ close\(fd: [0-9]+\) +\= 0$)");
+  auto closes = calls(text, "close");
+  ASSERT_EQ(closes.size(), 1u) << text;
+  EXPECT_TRUE(std::regex_match(closes[0], layout)) << closes[0];
+  EXPECT_EQ(closes[0].find('=') - closes[0].find("close("), 70u) << closes[0];
+  auto exits = calls(text, "exit_group");
+  ASSERT_EQ(exits.size(), 1u) << text;
+  EXPECT_TRUE(exits[0].ends_with(" = ?")) << exits[0];
+}
+
+TEST_F(Trace, SummaryCountsAreExact) {
+  auto r = run({sonde_bin(), "trace", "-s", "--", bin()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto counts = summary_counts(r.err);
+  EXPECT_EQ(counts["openat"], std::make_pair(uint64_t{2}, uint64_t{1})) << r.err;
+  EXPECT_EQ(counts["write"], std::make_pair(uint64_t{5}, uint64_t{0})) << r.err;
+  EXPECT_EQ(counts["nanosleep"], std::make_pair(uint64_t{1}, uint64_t{0})) << r.err;
+  EXPECT_EQ(counts["kill"], std::make_pair(uint64_t{1}, uint64_t{1})) << r.err;
+  EXPECT_EQ(counts["close"], std::make_pair(uint64_t{1}, uint64_t{0})) << r.err;
+  EXPECT_NE(r.err.find(" Summary of events:"), std::string::npos) << r.err;
+  EXPECT_EQ(calls(r.err, "write").size(), 0u) << "-s prints no lines";
+}
+
+TEST_F(Trace, FiltersSelectCallsFailuresAndDuration) {
+  auto r = run({sonde_bin(), "trace", "-e", "write,kill", "--", bin()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(calls(r.err, "write").size(), 5u) << r.err;
+  EXPECT_EQ(calls(r.err, "kill").size(), 1u) << r.err;
+  EXPECT_EQ(calls(r.err, "openat").size(), 0u) << r.err;
+  auto f = run({sonde_bin(), "trace", "--failure", "--", bin()});
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  EXPECT_EQ(calls(f.err, "openat").size(), 1u) << f.err;
+  EXPECT_EQ(calls(f.err, "write").size(), 0u) << f.err;
+  EXPECT_EQ(calls(f.err, "kill").size(), 1u) << f.err;
+  // The 2 ms nanosleep lasts at least 2 ms (the kernel's promise, not a timing guess).
+  auto d = run({sonde_bin(), "trace", "--duration", "1.9", "--", bin()});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(calls(d.err, "nanosleep").size(), 1u) << d.err;
+  auto m = run({sonde_bin(), "trace", "--max-events", "3", "-e", "write", "--", bin()});
+  EXPECT_EQ(calls(m.err, "write").size(), 3u) << m.err;
+}
+
+TEST_F(Trace, RecordThenReplayPrintsTheSameLines) {
+  auto data = *dir_ / "trace.data";
+  auto r = run({sonde_bin(), "trace", "record", "-o", data, "--", bin()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto a = run({sonde_bin(), "trace", "-i", data});
+  auto b = run({sonde_bin(), "trace", "-i", data, "-S"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(calls(a.err, "write").size(), 5u) << a.err;
+  EXPECT_EQ(b.err.substr(0, a.err.size()), a.err);
+  // perf trace reads sonde's recording to the same lines.
+  auto p = run({"perf", "trace", "-i", data});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  for (const char* name : {"write", "kill", "nanosleep", "close"})
+    EXPECT_EQ(calls(a.err, name), calls(p.err, name)) << name << "\nsonde:\n" << a.err << "\nperf:\n" << p.err;
+  auto ps = run({"perf", "trace", "-s", "-i", data});
+  auto ss = run({sonde_bin(), "trace", "-s", "-i", data});
+  EXPECT_EQ(summary_counts(ss.err), summary_counts(ps.err)) << "sonde:\n" << ss.err << "\nperf:\n" << ps.err;
+}
+
+TEST_F(Trace, PerfTraceAgreesOnCallsAndCounts) {
+  auto perf = run({"perf", "trace", "-s", "--", bin()});
+  ASSERT_EQ(perf.exit_code, 0) << perf.err;
+  auto ours = run({sonde_bin(), "trace", "-s", "--", bin()});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_EQ(summary_counts(ours.err), summary_counts(perf.err)) << "sonde:\n" << ours.err << "\nperf:\n" << perf.err;
+}
+
+TEST_F(Trace, BadInputIsOneLineAndExitTwo) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"-e", "opnat", "--", "true"}, "unknown syscall 'opnat' (nearest: openat"},
+      {{"--duration", "soon", "--", "true"}, "invalid --duration 'soon'"},
+      {{"--max-events", "0", "--", "true"}, "invalid --max-events '0'"},
+      {{}, "nothing to trace"},
+      {{"-p", "abc"}, "invalid -p 'abc'"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv{sonde_bin(), "trace"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    auto r = run(argv);
+    EXPECT_EQ(r.exit_code, 2) << c.message << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  }
+  auto missing = run({sonde_bin(), "trace", "-p", "1073741823"});
+  EXPECT_EQ(missing.exit_code, 1) << missing.err;
+  EXPECT_EQ(lines(missing.err).size(), 1u) << missing.err;
+}
+
+}  // namespace
+}  // namespace sonde::test
