@@ -2,6 +2,7 @@
 // directions, the CLI, bad input and concurrent writers.
 #include "cache/buildid_cache.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +20,7 @@ namespace {
 using test::TempDir;
 namespace fs = std::filesystem;
 
-std::string sonde_cmd(const std::string& args) { return "'" + test::sonde_bin() + "' buildid-cache " + args; }
+std::string sonde_cmd(const std::string& args) { return test::quoted(test::sonde_bin()) + " buildid-cache " + args; }
 
 TEST(BuildIdCache, LayoutIsPerfs) {
   TempDir t;
@@ -243,7 +244,7 @@ TEST(BuildIdCache, ConcurrentAddsLeaveAValidCache) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   for (int i = 1; i <= 20; ++i) {
-    BuildIdCache c(t / ("r" + std::to_string(i)));
+    BuildIdCache c(t / fmt::format("r{}", i));
     auto l = c.list();
     ASSERT_EQ(l.size(), 1u) << i;
     EXPECT_EQ(l[0].build_id.hex(), id);

@@ -124,7 +124,7 @@ TEST_F(OffcpuRecord, FixtureTotalsWhenSummedInTheKernel) {
 // exec'ing it): the child is followed from its first switch-out on, and its
 // threads with it (bpf/follow_forks.bpf.h).
 TEST_F(OffcpuRecord, AProcessForkedByTheWorkloadIsFollowed) {
-  auto rec = record_blocks(*dir_ / "forked.data", {"sh", "-c", "'" + bin() + "'; true"});
+  auto rec = record_blocks(*dir_ / "forked.data", {"sh", "-c", quoted(bin()) + "; true"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "forked.data");

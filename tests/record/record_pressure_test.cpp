@@ -47,7 +47,7 @@ class RecordPressure : public ::testing::Test {
   void SetUp() override { ASSERT_TRUE(compile_fixture("hot_loop.c", fixture_, "-O1")); }
   // Records into a pipe whose reader sleeps 1.5 s before reading.
   Summary record_into_a_stalled_pipe(const std::string& callgraph_and_rate) {
-    auto r = sh("'" + sonde_bin() + "' record -m 16 --user-buffer-size 256K " + callgraph_and_rate + " -o - -- '" +
+    auto r = sh(quoted(sonde_bin()) + " record -m 16 --user-buffer-size 256K " + callgraph_and_rate + " -o - -- '" +
                 fixture_ + "' 0.5 2>'" + err_ + "' | { sleep 1.5; cat > '" + data_ + "'; }");
     EXPECT_EQ(r.exit_code, 0) << slurp(err_);
     return parse_summary(slurp(err_));

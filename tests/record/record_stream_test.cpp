@@ -1,5 +1,6 @@
 // The stream `sonde record` writes, checked against perf 6.1 and sonde's
 // own reader on the real kernel.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -54,12 +55,12 @@ TEST_F(RecordStream, PerfScriptReadsItWithoutWarningsAndNamesTheHotFunction) {
 }
 
 TEST_F(RecordStream, StdoutPipesIntoPerfScriptAndSondeScript) {
-  auto p = sh("'" + sonde_bin() + "' record -q -o - -- '" + fixture_ + "' 0.3 | perf script -i - -F ip,sym");
+  auto p = sh(quoted(sonde_bin()) + " record -q -o - -- '" + fixture_ + "' 0.3 | perf script -i - -F ip,sym");
   EXPECT_EQ(p.exit_code, 0) << p.err;
   EXPECT_FALSE(has_perf_complaint(p.err)) << p.err;
   EXPECT_GT(count_lines_with(p.out, "hot_function"), 20u);
 
-  auto s = sh("'" + sonde_bin() + "' record -q -o - -- '" + fixture_ + "' 0.3 | '" + sonde_bin() + "' script -i -");
+  auto s = sh(quoted(sonde_bin()) + " record -q -o - -- '" + fixture_ + "' 0.3 | '" + sonde_bin() + "' script -i -");
   EXPECT_EQ(s.exit_code, 0) << s.err;
   EXPECT_GT(count_lines_with(s.out, "cpu-clock"), 20u) << s.out.substr(0, 2000) << s.err;
   EXPECT_GT(count_lines_with(s.out, "hot_loop"), 20u) << s.out.substr(0, 2000) << s.err;
@@ -284,7 +285,7 @@ TEST_F(RecordStream, KillNineAtAnyMomentLeavesAValidPrefix) {
   // Early kills land in the preamble (attrs, features, synthesis), later
   // ones between drain passes: the file is always a valid prefix.
   for (int delay_ms : {5, 15, 40, 120, 300}) {
-    std::string data = dir_ / ("k" + std::to_string(delay_ms) + ".data");
+    std::string data = dir_ / fmt::format("k{}.data", delay_ms);
     pid_t rec = spawn({sonde_bin(), "record", "-a", "-g", "-o", data, "--", "sleep", "2"});
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     ::kill(rec, SIGKILL);
@@ -302,7 +303,7 @@ TEST_F(RecordStream, KillNineAtAnyMomentLeavesAValidPrefix) {
 }
 
 TEST_F(RecordStream, WorkloadStdoutCannotCorruptAStreamOnStdout) {
-  auto p = sh("'" + sonde_bin() + "' record -q -o - -- sh -c 'echo workload-says-hello; " + fixture_ +
+  auto p = sh(quoted(sonde_bin()) + " record -q -o - -- sh -c 'echo workload-says-hello; " + fixture_ +
               " 0.1' | perf script -i - -F comm");
   EXPECT_EQ(p.exit_code, 0) << p.err;
   EXPECT_FALSE(has_perf_complaint(p.err)) << p.err;

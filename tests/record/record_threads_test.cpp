@@ -187,7 +187,7 @@ TEST_F(RecordThreadsDir, ThreadsIntoAPipeMakeOneStreamWhoseRoundsOrderIt) {
   auto one = run({sonde_bin(), "record", "-q", "-F", "4000", "-o", dir_ / "one.data", "--", fixture_, "0.5"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   std::string merged = dir_ / "merged.data";
-  auto r = sh("'" + sonde_bin() + "' record --threads=cpu -F 4000 -o - -- '" + fixture_ + "' 0.5 2>'" +
+  auto r = sh(quoted(sonde_bin()) + " record --threads=cpu -F 4000 -o - -- '" + fixture_ + "' 0.5 2>'" +
               (dir_ / "err") + "' | tee '" + merged + "' | '" + sonde_bin() + "' script -i - -F time --ns");
   ASSERT_EQ(r.exit_code, 0) << r.err << slurp(dir_ / "err");
   EXPECT_NE(slurp(dir_ / "err").find("to stdout (one stream from " +
@@ -217,7 +217,7 @@ TEST_F(RecordThreadsDir, ThreadsIntoAPipeMakeOneStreamWhoseRoundsOrderIt) {
   auto script = run({"perf", "script", "-i", merged});
   EXPECT_EQ(script.exit_code, 0) << script.err;
   EXPECT_FALSE(has_perf_complaint(script.err)) << script.err.substr(0, 400);  // "out of order" included
-  auto report = sh("'" + sonde_bin() + "' report -i - < '" + merged + "'");
+  auto report = sh(quoted(sonde_bin()) + " report -i - < '" + merged + "'");
   EXPECT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(report.out.find("] spin_a"), std::string::npos) << report.out.substr(0, 800);
   EXPECT_NE(report.out.find("] spin_b"), std::string::npos) << report.out.substr(0, 800);

@@ -20,6 +20,14 @@ RunResult sh(const std::string& command);
 
 std::string sonde_bin();
 std::string demo_bin();
+// 'text', for a shell command line. Built by appending: gcc 12 at -O3 warns
+// falsely (-Wrestrict) on "'" + std::string temporaries.
+inline std::string quoted(const std::string& text) {
+  std::string q = "'";
+  q += text;
+  q += '\'';
+  return q;
+}
 std::string fixtures_dir();
 
 // A fresh folder under the build tree, removed (recursively) on destruction.
