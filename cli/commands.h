@@ -19,5 +19,6 @@ void register_list(CLI::App& app, int& exit_code);
 void register_top(CLI::App& app, int& exit_code);
 void register_diff(CLI::App& app, int& exit_code);
 void register_annotate(CLI::App& app, int& exit_code);
+void register_stat(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

@@ -23,6 +23,7 @@ constexpr Subcommand kSubcommands[] = {
     {"convert", sonde::cli::register_convert},         {"list", sonde::cli::register_list},
     {"top", sonde::cli::register_top},                 {"diff", sonde::cli::register_diff},
     {"annotate", sonde::cli::register_annotate},
+    {"stat", sonde::cli::register_stat},
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all

@@ -171,6 +171,95 @@ std::optional<std::string_view> EventUpdateView::name() const {
   return s;
 }
 
+std::optional<std::string_view> EventUpdateView::unit() const {
+  if (type != kEventUpdateUnit) return std::nullopt;
+  ByteReader r(payload);
+  std::string_view s;
+  if (!r.cstring(s)) return std::nullopt;
+  return s;
+}
+
+std::optional<double> EventUpdateView::scale() const {
+  if (type != kEventUpdateScale || payload.size() < sizeof(double)) return std::nullopt;
+  return load<double>(payload.data());
+}
+
+std::optional<ThreadMapView> ThreadMapView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  ThreadMapFixed f;
+  if (!read_fixed(r, kThreadMap, f)) return std::nullopt;
+  auto rest = bytes.subspan(sizeof f);
+  size_t n = std::min<uint64_t>(f.nr, rest.size() / sizeof(ThreadMapEntry));
+  return ThreadMapView{rest.first(n * sizeof(ThreadMapEntry))};
+}
+
+ThreadMapEntry ThreadMapView::entry(size_t i) const {
+  ThreadMapEntry e = load<ThreadMapEntry>(entries.data() + i * sizeof(ThreadMapEntry));
+  e.comm[sizeof e.comm - 1] = '\0';
+  return e;
+}
+
+std::optional<CpuMapView> CpuMapView::parse(std::span<const uint8_t> bytes) {
+  if (bytes.size() < kCpuMapDataOffset) return std::nullopt;
+  RecordHeader h = load<RecordHeader>(bytes.data());
+  if (h.type != kCpuMap) return std::nullopt;
+  CpuMapView v{load<uint16_t>(bytes.data() + sizeof(RecordHeader)), bytes.subspan(kCpuMapDataOffset)};
+  if (v.type > kCpuMapRange) return std::nullopt;
+  return v;
+}
+
+std::vector<int> CpuMapView::cpus() const {
+  std::vector<int> out;
+  auto u16 = [&](size_t at) { return at + 2 <= data.size() ? load<uint16_t>(data.data() + at) : 0; };
+  if (type == kCpuMapCpus) {
+    size_t n = std::min<size_t>(u16(0), data.size() >= 2 ? (data.size() - 2) / 2 : 0);
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t c = u16(2 + 2 * i);
+      out.push_back(c == 0xffff ? -1 : c);
+    }
+  } else if (type == kCpuMapMask) {
+    size_t words = u16(0), long_size = u16(2);
+    size_t at = long_size == 8 ? 8 : 4;  // 64-bit masks are 8-aligned after the type
+    if (long_size != 4 && long_size != 8) return out;
+    for (size_t w = 0; w < words && at + (w + 1) * long_size <= data.size(); ++w) {
+      uint64_t bits = long_size == 8 ? load<uint64_t>(data.data() + at + w * 8) : load<uint32_t>(data.data() + at + w * 4);
+      for (size_t b = 0; b < long_size * 8; ++b)
+        if (bits >> b & 1) out.push_back(static_cast<int>(w * long_size * 8 + b));
+    }
+  } else if (data.size() >= 6) {
+    if (data[0]) out.push_back(-1);  // any_cpu
+    for (int c = u16(2); c <= u16(4); ++c) out.push_back(c);
+  }
+  return out;
+}
+
+std::optional<StatConfigView> StatConfigView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  StatConfigFixed f;
+  if (!read_fixed(r, kStatConfig, f)) return std::nullopt;
+  auto rest = bytes.subspan(sizeof f);
+  size_t n = std::min<uint64_t>(f.nr, rest.size() / sizeof(StatConfigTerm));
+  return StatConfigView{rest.first(n * sizeof(StatConfigTerm))};
+}
+
+StatConfigTerm StatConfigView::term(size_t i) const {
+  return load<StatConfigTerm>(terms.data() + i * sizeof(StatConfigTerm));
+}
+
+std::optional<StatView> StatView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  StatView v;
+  if (!read_fixed(r, kStat, v.rec)) return std::nullopt;
+  return v;
+}
+
+std::optional<StatRoundView> StatRoundView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  StatRoundView v;
+  if (!read_fixed(r, kStatRound, v.rec)) return std::nullopt;
+  return v;
+}
+
 std::optional<TracingDataView> TracingDataView::parse(std::span<const uint8_t> bytes) {
   ByteReader r(bytes);
   RecordHeader h;

@@ -28,6 +28,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "format/perf_abi.h"
 #include "format/record_builder.h"
@@ -143,7 +144,48 @@ struct EventUpdateView {
   // The NUL-terminated name of the name form; nullopt for another form or
   // a name without its NUL.
   std::optional<std::string_view> name() const;
+  // The unit form's NUL-terminated text (kEventUpdateUnit; "msec").
+  std::optional<std::string_view> unit() const;
+  // The scale form's double (kEventUpdateScale).
+  std::optional<double> scale() const;
   static std::optional<EventUpdateView> parse(std::span<const uint8_t> bytes);
+};
+
+// THREAD_MAP (73): the entries the record holds (at most `nr`).
+struct ThreadMapView {
+  std::span<const uint8_t> entries;  // unaligned: read through entry()
+  size_t count() const { return entries.size() / sizeof(ThreadMapEntry); }
+  // pid (-1: every thread) and comm (to its first NUL, at most 16 bytes).
+  ThreadMapEntry entry(size_t i) const;
+  static std::optional<ThreadMapView> parse(std::span<const uint8_t> bytes);
+};
+
+// CPU_MAP (74) in any of its three forms; cpus() lists the CPU numbers (-1
+// for "any CPU"). nullopt from parse for an unknown form or one whose
+// counts run past the record.
+struct CpuMapView {
+  uint16_t type = 0;
+  std::span<const uint8_t> data;  // after the type
+  std::vector<int> cpus() const;
+  static std::optional<CpuMapView> parse(std::span<const uint8_t> bytes);
+};
+
+// STAT_CONFIG (75): the terms the record holds (at most `nr`).
+struct StatConfigView {
+  std::span<const uint8_t> terms;
+  size_t count() const { return terms.size() / sizeof(StatConfigTerm); }
+  StatConfigTerm term(size_t i) const;
+  static std::optional<StatConfigView> parse(std::span<const uint8_t> bytes);
+};
+
+// STAT (76) and STAT_ROUND (77): fixed layouts, copied.
+struct StatView {
+  StatRecord rec{};
+  static std::optional<StatView> parse(std::span<const uint8_t> bytes);
+};
+struct StatRoundView {
+  StatRoundRecord rec{};
+  static std::optional<StatRoundView> parse(std::span<const uint8_t> bytes);
 };
 
 // HEADER_TRACING_DATA (66) and AUXTRACE (71): the size of the payload that
