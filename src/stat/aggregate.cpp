@@ -72,7 +72,9 @@ Aggregated aggregate(const CountTable& t, AggrMode mode, bool scale, const std::
   // The key of every (cpu, thread) slot.
   std::vector<AggrId> slot_ids;
   for (int cpu : t.cpus) {
-    CpuPlace p = (cpu >= 0) ? cpu_place(cpu, sysfs_cpu_dir) : CpuPlace{};
+    // Only the topology modes need sysfs (read per CPU, once per call).
+    bool topo = mode == AggrMode::Core || mode == AggrMode::Die || mode == AggrMode::Socket;
+    CpuPlace p = (cpu >= 0 && topo) ? cpu_place(cpu, sysfs_cpu_dir) : CpuPlace{};
     for (size_t th = 0; th < t.threads.size(); ++th) {
       AggrId id = (mode == AggrMode::Thread) ? AggrId{.thread = static_cast<int>(th)}
                   : (cpu < 0 && mode != AggrMode::Global) ? AggrId{}
