@@ -19,7 +19,7 @@ namespace {
 
 struct StatArgs {
   std::vector<std::string> events;
-  bool system_wide = false, per_thread = false, no_aggr = false, per_core = false, per_socket = false, per_die = false;
+  bool system_wide = false, per_thread = false, no_aggr = false, per_core = false, per_socket = false, per_die = false, per_node = false, no_merge = false;
   std::string cpus, pids, tids, csv_sep, output;
   int interval = 0, repeat = 1;
   bool json = false, append = false, quiet = false, no_big_num = false, no_inherit = false;
@@ -33,6 +33,8 @@ void add_aggregation_flags(CLI::App* cmd, StatArgs& a) {
   cmd->add_flag("--per-core", a.per_core, "Counts per physical core");
   cmd->add_flag("--per-die", a.per_die, "Counts per die");
   cmd->add_flag("--per-socket", a.per_socket, "Counts per socket");
+  cmd->add_flag("--per-node", a.per_node, "Counts per NUMA node");
+  cmd->add_flag("--no-merge", a.no_merge, "Accepted for perf's sake: sonde never merges events of the same name");
   cmd->add_flag("--per-thread", a.per_thread, "Counts per thread (with -p/-t, or every thread system-wide)");
   cmd->add_option("-x,--field-separator", a.csv_sep, "CSV output with this separator, in perf's field order");
   cmd->add_flag("-j,--json-output", a.json, "JSON lines, in perf's field order");
@@ -85,6 +87,7 @@ stat::StatOptions stat_options(const StatArgs& a) {
   o.per_core = a.per_core;
   o.per_socket = a.per_socket;
   o.per_die = a.per_die;
+  o.per_node = a.per_node;
   o.interval_ms = a.interval > 0 ? static_cast<unsigned>(a.interval) : 0;
   o.repeat = a.repeat;
   o.no_inherit = a.no_inherit;
@@ -144,11 +147,12 @@ void register_stat_report(CLI::App* stat_cmd) {
     std::setlocale(LC_NUMERIC, "");
     stat::PrintConfig p = print_config(*a);
     stat::AggrMode mode = stat::AggrMode::Global;
-    bool override = a->no_aggr || a->per_core || a->per_socket || a->per_die || a->per_thread;
+    bool override = a->no_aggr || a->per_core || a->per_socket || a->per_die || a->per_node || a->per_thread;
     if (a->no_aggr) mode = stat::AggrMode::None;
     if (a->per_core) mode = stat::AggrMode::Core;
     if (a->per_die) mode = stat::AggrMode::Die;
     if (a->per_socket) mode = stat::AggrMode::Socket;
+    if (a->per_node) mode = stat::AggrMode::Node;
     if (a->per_thread) mode = stat::AggrMode::Thread;
     stat::report_stat(a->input.empty() ? default_recording() : a->input, p, override ? &mode : nullptr, stderr);
   });

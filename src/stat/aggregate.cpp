@@ -1,6 +1,9 @@
 #include "stat/aggregate.h"
 
+#include <dirent.h>
+
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <tuple>
 
@@ -30,6 +33,7 @@ AggrId id_of(AggrMode mode, int cpu, const CpuPlace& p) {
     case AggrMode::Core: id.core = p.core; [[fallthrough]];
     case AggrMode::Die: id.die = p.die; [[fallthrough]];
     case AggrMode::Socket: id.socket = p.socket; break;
+    case AggrMode::Node: id.node = p.node; break;
     default: break;
   }
   return id;
@@ -62,7 +66,14 @@ void add(AggrCount& a, const CountValue& v, bool& bad, bool per_cpu_key) {
 
 CpuPlace cpu_place(int cpu, const std::string& dir) {
   std::string base = dir + "/cpu" + std::to_string(cpu) + "/topology/";
-  return {read_int(base + "physical_package_id", 0), read_int(base + "die_id", 0), read_int(base + "core_id", cpu)};
+  CpuPlace p{read_int(base + "physical_package_id", 0), read_int(base + "die_id", 0), read_int(base + "core_id", cpu), 0};
+  // The NUMA node is the nodeN entry in the CPU's folder.
+  if (DIR* d = ::opendir((dir + "/cpu" + std::to_string(cpu)).c_str())) {
+    while (dirent* e = ::readdir(d))
+      if (std::strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9') p.node = std::atoi(e->d_name + 4);
+    ::closedir(d);
+  }
+  return p;
 }
 
 Aggregated aggregate(const CountTable& t, AggrMode mode, bool scale, const std::string& sysfs_cpu_dir) {
@@ -73,7 +84,7 @@ Aggregated aggregate(const CountTable& t, AggrMode mode, bool scale, const std::
   std::vector<AggrId> slot_ids;
   for (int cpu : t.cpus) {
     // Only the topology modes need sysfs (read per CPU, once per call).
-    bool topo = mode == AggrMode::Core || mode == AggrMode::Die || mode == AggrMode::Socket;
+    bool topo = mode == AggrMode::Core || mode == AggrMode::Die || mode == AggrMode::Socket || mode == AggrMode::Node;
     CpuPlace p = (cpu >= 0 && topo) ? cpu_place(cpu, sysfs_cpu_dir) : CpuPlace{};
     for (size_t th = 0; th < t.threads.size(); ++th) {
       AggrId id = (mode == AggrMode::Thread) ? AggrId{.thread = static_cast<int>(th)}
@@ -84,7 +95,7 @@ Aggregated aggregate(const CountTable& t, AggrMode mode, bool scale, const std::
     }
   }
   std::sort(out.ids.begin(), out.ids.end(), [](const AggrId& a, const AggrId& b) {
-    return std::tie(a.socket, a.die, a.core, a.cpu, a.thread) < std::tie(b.socket, b.die, b.core, b.cpu, b.thread);
+    return std::tie(a.node, a.socket, a.die, a.core, a.cpu, a.thread) < std::tie(b.node, b.socket, b.die, b.core, b.cpu, b.thread);
   });
   out.counts.assign(out.ids.size(), std::vector<AggrCount>(nev));
   bool per_cpu_key = mode != AggrMode::Global && mode != AggrMode::Thread;

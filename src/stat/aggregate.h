@@ -12,16 +12,16 @@
 namespace sonde::stat {
 
 // perf's enum aggr_mode numbering (STAT_CONFIG's AGGR_MODE term).
-enum class AggrMode : uint64_t { None = 0, Global = 1, Socket = 2, Die = 3, Core = 4, Thread = 5 };
+enum class AggrMode : uint64_t { None = 0, Global = 1, Socket = 2, Die = 3, Core = 4, Thread = 5, Node = 7 };
 
 struct CpuPlace {
-  int socket = 0, die = 0, core = 0;
+  int socket = 0, die = 0, core = 0, node = 0;
 };
 // Where `cpu` sits (sysfs topology; zeros when unknown).
 CpuPlace cpu_place(int cpu, const std::string& sysfs_cpu_dir = "/sys/devices/system/cpu");
 
 struct AggrId {
-  int socket = -1, die = -1, core = -1, cpu = -1, thread = -1;  // thread: an index into CountTable::threads
+  int node = -1, socket = -1, die = -1, core = -1, cpu = -1, thread = -1;  // thread: an index into CountTable::threads
   bool operator==(const AggrId&) const = default;
 };
 

@@ -69,6 +69,9 @@ void add_group(const std::string& item, std::vector<CounterEvent>& out) {
   if (close + 1 < item.size()) {
     if (item[close + 1] != ':') throw_usage("unexpected '{}' after a group in '{}'", item.substr(close + 1), item);
     mods = item.substr(close + 2);
+    // W (weak group: perf splits it when it cannot be scheduled whole) is
+    // about the group, not its members; software counters always fit.
+    std::erase(mods, 'W');
   }
   auto members = split_top_level(item.substr(1, close - 1));
   int leader = static_cast<int>(out.size());

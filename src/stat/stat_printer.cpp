@@ -103,6 +103,7 @@ void StatPrinter::interval_header(AggrMode mode) {
     case AggrMode::Core: buf_ += "#           time core            cpus"; break;
     case AggrMode::Die: buf_ += "#           time die          cpus"; break;
     case AggrMode::Socket: buf_ += "#           time socket cpus"; break;
+    case AggrMode::Node: buf_ += "#           time node   cpus"; break;
     case AggrMode::Thread:
       buf_ += "#           time             comm-pid";
       tail = "                  counts %*s events\n";
@@ -132,6 +133,9 @@ void StatPrinter::aggr_prefix(const CountTable& t, const AggrId& id, int nr) {
   } else if (id.socket >= 0) {
     if (json) appendf(buf_, "\"socket\" : \"S%d\", \"aggregate-number\" : %d, ", id.socket, nr);
     else appendf(buf_, "S%*d%s%*d%s", std_out ? -5 : 0, id.socket, s, std_out ? 4 : 0, nr, s);
+  } else if (id.node >= 0) {
+    if (json) appendf(buf_, "\"node\" : \"N%d\", \"aggregate-number\" : %d, ", id.node, nr);
+    else appendf(buf_, "N%*d%s%*d%s", std_out ? -5 : 0, id.node, s, std_out ? 4 : 0, nr, s);
   } else if (id.cpu >= 0) {
     if (json) appendf(buf_, "\"cpu\" : \"%d\", ", id.cpu);
     else appendf(buf_, "CPU%*d%s", std_out ? -7 : 0, id.cpu, s);

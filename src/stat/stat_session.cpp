@@ -245,8 +245,8 @@ std::unique_ptr<format::StreamWriter> open_stream(const std::string& path) {
 }  // namespace
 
 AggrMode check_options(const StatOptions& o) {
-  int modes = o.per_thread + o.no_aggr + o.per_core + o.per_socket + o.per_die;
-  if (modes > 1) throw_usage("choose one of -A/--no-aggr, --per-core, --per-die, --per-socket, --per-thread");
+  int modes = o.per_thread + o.no_aggr + o.per_core + o.per_socket + o.per_die + o.per_node;
+  if (modes > 1) throw_usage("choose one of -A/--no-aggr, --per-core, --per-die, --per-socket, --per-node, --per-thread");
   if (o.repeat < 1) throw_usage("-r/--repeat must be at least 1 (got {})", o.repeat);
   if (o.repeat > 1 && o.interval_ms) throw_usage("-I and -r cannot be combined");
   if (o.repeat > 1 && (o.command.empty())) throw_usage("-r needs a command to repeat");
@@ -263,6 +263,7 @@ AggrMode check_options(const StatOptions& o) {
   if (o.per_core) return AggrMode::Core;
   if (o.per_die) return AggrMode::Die;
   if (o.per_socket) return AggrMode::Socket;
+  if (o.per_node) return AggrMode::Node;
   return AggrMode::Global;
 }
 

@@ -17,7 +17,7 @@ struct StatOptions {
   bool system_wide = false;         // -a
   std::string cpu_list;             // -C
   std::vector<int> pids, tids;      // -p, -t
-  bool per_thread = false, no_aggr = false, per_core = false, per_socket = false, per_die = false;
+  bool per_thread = false, no_aggr = false, per_core = false, per_socket = false, per_die = false, per_node = false;
   unsigned interval_ms = 0;  // -I
   int repeat = 1;            // -r
   bool no_inherit = false;

@@ -165,7 +165,7 @@ void on_stat_config(const format::RecordView& r, StatStreamConfig& config) {
   if (!c) return;
   for (size_t i = 0; i < c->count(); ++i) {
     auto term = c->term(i);
-    if (term.tag == format::kStatConfigAggrMode && term.val <= static_cast<uint64_t>(AggrMode::Thread))
+    if (term.tag == format::kStatConfigAggrMode && (term.val <= static_cast<uint64_t>(AggrMode::Thread) || term.val == static_cast<uint64_t>(AggrMode::Node)))
       config.mode = static_cast<AggrMode>(term.val);
     else if (term.tag == format::kStatConfigInterval)
       config.interval_ms = static_cast<unsigned>(term.val);
