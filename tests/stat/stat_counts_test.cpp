@@ -12,7 +12,9 @@ namespace {
 const char* kEvents = "page-faults,cs,syscalls:sys_enter_write";
 
 std::map<std::string, double> counts(const std::string& tool, const std::string& args) {
-  auto r = sh(tool + " stat -x, -e " + kEvents + " -- " + stat_work_bin() + " " + args + " 2>&1 >/dev/null");
+  // setarch -R: no address randomization, so the start-up's faults (stack,
+  // argv crossing a page or not) are the same in every run.
+  auto r = sh(tool + " stat -x, -e " + kEvents + " -- setarch -R " + stat_work_bin() + " " + args + " 2>&1 >/dev/null");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return csv_counts(r.out);
 }
@@ -23,7 +25,10 @@ std::map<std::string, double> counts(const std::string& tool, const std::string&
 void expect_exact_work(const std::string& tool) {
   auto base = counts(tool, "1 1 1 0");
   auto more = counts(tool, "301 6 8 0");
-  EXPECT_EQ(more["page-faults"] - base["page-faults"], 300) << tool;
+  // Start-up's faults on file pages vary by a few with the page cache
+  // (fault-around maps the neighbours that are cached): the work's 300
+  // anonymous pages are 300 faults, the rest within a few.
+  EXPECT_NEAR(more["page-faults"] - base["page-faults"], 300, 5) << tool;
   EXPECT_EQ(more["syscalls:sys_enter_write"] - base["syscalls:sys_enter_write"], 7) << tool;
   // Five more sleeps are five more voluntary switches; a busy machine may
   // add involuntary ones (preemption), never fewer.
