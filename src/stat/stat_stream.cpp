@@ -174,6 +174,16 @@ void on_stat_config(const format::RecordView& r, StatStreamConfig& config) {
   }
 }
 
+// Hostile input: the grid is events x CPUs x threads, which three small
+// records could make huge. A real stream holds an id (8 bytes) for every
+// counter it opened; the slack covers events the kernel refused (no ids).
+void check_table_size(const CountTable& t, size_t ids) {
+  double cells = static_cast<double>(t.events.size()) * t.cpus.size() * t.threads.size();
+  if (cells > 8.0 * static_cast<double>(ids) + 65536)
+    throw_runtime("stat stream claims {} events x {} CPUs x {} threads for {} counter ids: not a real stream",
+                  t.events.size(), t.cpus.size(), t.threads.size(), ids);
+}
+
 }  // namespace
 
 void read_stat_stream(format::RecordReader& in, CountTable& t, StatStreamConfig& config,
@@ -200,6 +210,7 @@ void read_stat_stream(format::RecordReader& in, CountTable& t, StatStreamConfig&
       case format::kStatConfig:
         on_stat_config(r, config);
         if (t.cpus.empty() || t.threads.empty()) throw_runtime("the stream's CPU or thread map is empty");
+        check_table_size(t, st.event_of_id.size());
         t.reset_values();
         maps = true;
         break;
