@@ -14,6 +14,7 @@
 #include "record/cpu_list.h"
 #include "record/workload.h"
 #include "stat/counters.h"
+#include "stat/sdt_counts.h"
 #include "stat/stat_events.h"
 #include "stat/stat_stream.h"
 #include "util/error.h"
@@ -91,7 +92,21 @@ struct Context {
   bool quiet;
   std::unique_ptr<format::StreamWriter> stream;
   std::unique_ptr<StatStreamWriter> stat_writer;
+  std::vector<std::string> sdt_specs;  // the -e '%provider:event' items
+  SdtCounts* sdt = nullptr;            // this run's, when there are specs
+  uint64_t t0 = 0;
 };
+
+// SDT hits go in the first (CPU, thread) slot of their events, enabled and
+// running for the time counted so far (they count every hit, unscaled).
+void fill_sdt(const Context& ctx, CountTable& table) {
+  if (!ctx.sdt) return;
+  ctx.sdt->drain();
+  uint64_t elapsed = now_ns() - ctx.t0;
+  size_t probe = 0;
+  for (size_t e = 0; e < table.events.size(); ++e)
+    if (!table.events[e].sdt_spec.empty()) table.at(e, 0, 0) = {ctx.sdt->hits(probe++), elapsed, elapsed};
+}
 
 struct RunResult {
   uint64_t wall_ns = 0;
@@ -115,7 +130,7 @@ StatTarget make_target(const StatOptions& o, pid_t workload) {
 }
 
 // Prints (and records) one interval: the counts since the previous one.
-void interval_tick(Context& ctx, const CountTable& now, CountTable& prev, const Counters& counters, uint64_t since_start) {
+void interval_tick(Context& ctx, const CountTable& now, CountTable& prev, const CounterIds& ids, uint64_t since_start) {
   CountTable d = now;
   for (size_t e = 0; e < now.events.size(); ++e)
     for (size_t c = 0; c < now.cpus.size(); ++c)
@@ -125,8 +140,7 @@ void interval_tick(Context& ctx, const CountTable& now, CountTable& prev, const 
   if (!ctx.quiet)
     ctx.printer.counters(d, aggregate(d, ctx.mode), ctx.o.interval_ms * 1e6, {}, &ts);
   if (ctx.stat_writer)
-    ctx.stat_writer->write_round(now, [&](size_t e, size_t c, size_t t) { return counters.id(e, c, t); }, false,
-                                 since_start);
+    ctx.stat_writer->write_round(now, ids, false, since_start);
 }
 
 bool threads_alive(const CountTable& t) {
@@ -139,7 +153,7 @@ bool threads_alive(const CountTable& t) {
 // counted processes' end), printing intervals on an absolute timer so
 // their period does not drift.
 void wait_for_end(Context& ctx, record::Workload* w, const StopSignals& sig, Counters& counters, CountTable& table,
-                  uint64_t t0) {
+                  const CounterIds& ids, uint64_t t0) {
   UniqueFd timer;
   if (ctx.o.interval_ms) {
     timer.reset(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
@@ -152,7 +166,9 @@ void wait_for_end(Context& ctx, record::Workload* w, const StopSignals& sig, Cou
   uint64_t last_tick = t0;
   for (;;) {
     pollfd p[3] = {{sig.fd(), POLLIN, 0}, {timer.get(), POLLIN, 0}, {w ? w->pidfd() : -1, POLLIN, 0}};
-    int n = ::poll(p, 3, (w && w->pidfd() >= 0) ? -1 : 100);
+    // SDT rings are drained at least every 100 ms so they do not overflow.
+    int n = ::poll(p, 3, (w && w->pidfd() >= 0 && !ctx.sdt) ? -1 : 100);
+    if (ctx.sdt) ctx.sdt->drain();
     if (n < 0 && errno != EINTR) throw_runtime("poll: {}", errno_text(errno));
     if (p[0].revents) {
       if (w) w->kill(SIGTERM);
@@ -162,15 +178,17 @@ void wait_for_end(Context& ctx, record::Workload* w, const StopSignals& sig, Cou
       uint64_t expirations;
       if (::read(timer.get(), &expirations, sizeof expirations) > 0) {
         counters.read(table);
+        fill_sdt(ctx, table);
         last_tick = now_ns();
-        interval_tick(ctx, table, prev, counters, last_tick - t0);
+        interval_tick(ctx, table, prev, ids, last_tick - t0);
       }
     }
     if (w ? w->try_reap() : (has_task_target(ctx.o) && !threads_alive(table))) break;
   }
   if (ctx.o.interval_ms) {
     counters.read(table);
-    interval_tick(ctx, table, prev, counters, now_ns() - t0);
+    fill_sdt(ctx, table);
+    interval_tick(ctx, table, prev, ids, now_ns() - t0);
   }
 }
 
@@ -186,20 +204,44 @@ RunResult run_once(Context& ctx, CountTable& table, const StopSignals& sig, bool
     w->start(record::resolve_command(o.command[0]), o.command, sig.old_mask(), o.record_path == "-");
   }
   bool workload_is_target = w && !counts_cpus(o) && !has_task_target(o);
+  StatTarget target = make_target(o, w ? w->pid() : -1);
+  std::unique_ptr<SdtCounts> sdt;
+  if (!ctx.sdt_specs.empty()) {
+    sdt = std::make_unique<SdtCounts>(ctx.sdt_specs);
+    std::vector<int> pids = o.pids;
+    pids.insert(pids.end(), o.tids.begin(), o.tids.end());
+    auto names = sdt->attach(workload_is_target ? w->pid() : -1, w ? record::resolve_command(o.command[0]) : "",
+                             pids, target.cpus);
+    if (first) expand_sdt_events(table.events, names);
+    ctx.sdt = sdt.get();
+  }
   prepare_counting_attrs(table.events, workload_is_target, o.no_inherit);
   Counters counters;
-  counters.open(table, make_target(o, w ? w->pid() : -1));
-  auto ids = [&](size_t e, size_t c, size_t t) { return counters.id(e, c, t); };
+  counters.open(table, target);
+  // SDT events have no kernel counter: their STAT records carry an id of
+  // sonde's (the SdtExtension's id space), in the first slot only.
+  CounterIds ids = [&](size_t e, size_t c, size_t t) -> uint64_t {
+    if (table.events[e].sdt_spec.empty()) return counters.id(e, c, t);
+    return c == 0 && t == 0 ? (uint64_t{1} << 62) + e : 0;
+  };
   if (ctx.stat_writer && first) ctx.stat_writer->write_header(table, ids, ctx.mode, o.interval_ms);
   uint64_t t0 = now_ns();
+  ctx.t0 = t0;
   if (!workload_is_target) counters.enable();
   if (w) w->go();
-  wait_for_end(ctx, w.get(), sig, counters, table, t0);
+  wait_for_end(ctx, w.get(), sig, counters, table, ids, t0);
   RunResult r;
   if (w) w->reap();
   r.wall_ns = now_ns() - t0;
   counters.disable();
   counters.read(table);
+  fill_sdt(ctx, table);
+  if (sdt) {
+    sdt->detach();
+    if (sdt->lost()) std::fprintf(stderr, "sonde: %lu SDT hits lost (ring buffers full): those counts are low\n",
+                                  static_cast<unsigned long>(sdt->lost()));
+    ctx.sdt = nullptr;
+  }
   if (w) {
     r.status = w->exit_status();
     const auto& u = w->usage();
@@ -272,10 +314,10 @@ int run_stat(const StatOptions& o, std::FILE* out) {
   if (!o.cpu_list.empty()) record::parse_cpu_list(o.cpu_list);  // a usage error before anything runs
   CountTable table;
   table.events = o.events.empty() ? default_events(counts_cpus(o)) : parse_stat_events(o.events);
-  for (const auto& e : table.events)
-    if (!e.sdt_spec.empty()) throw_runtime("counting SDT events ('{}') is not supported yet", e.sdt_spec);
   StatPrinter printer(out, o.print);
-  Context ctx{o, mode, printer, out == nullptr, nullptr, nullptr};
+  Context ctx{o, mode, printer, out == nullptr, nullptr, nullptr, {}, nullptr, 0};
+  for (const auto& e : table.events)
+    if (!e.sdt_spec.empty()) ctx.sdt_specs.push_back(e.sdt_spec);
   if (!o.record_path.empty()) {
     ctx.stream = open_stream(o.record_path);
     ctx.stat_writer = std::make_unique<StatStreamWriter>(*ctx.stream);

@@ -90,3 +90,29 @@ TEST(StatCounts, BadInputIsOneLineAndExitTwo) {
 
 }  // namespace
 }  // namespace sonde::test
+
+namespace sonde::test {
+namespace {
+
+// SDT probes are counted through record's BPF machinery: exactly one count
+// per hit, in the table, the CSV and the stat stream perf reads back.
+TEST(StatCounts, SdtProbeHitsAreCountedExactly) {
+  ASSERT_FALSE(stat_work_bin().empty());
+  auto r = sh(sonde_bin() + " stat -x, -e '%stat_work:tick' -e syscalls:sys_enter_write -- " + stat_work_bin() +
+              " 1 0 2 37 2>&1 >/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto c = csv_counts(r.out);
+  EXPECT_EQ(c["%stat_work:tick"], 37) << r.out;
+  EXPECT_EQ(c["syscalls:sys_enter_write"], 2) << r.out;
+
+  TempDir dir;
+  std::string f = dir / "sdt.data";
+  ASSERT_EQ(sh(sonde_bin() + " stat record -q -o " + f + " -e '%stat_work:tick' -- " + stat_work_bin() + " 1 0 0 11")
+                .exit_code,
+            0);
+  auto perf = sh("perf stat report -i " + f + " 2>&1");
+  EXPECT_NE(perf.out.find("                11      %stat_work:tick"), std::string::npos) << perf.out;
+}
+
+}  // namespace
+}  // namespace sonde::test
