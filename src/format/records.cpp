@@ -184,13 +184,22 @@ std::optional<double> EventUpdateView::scale() const {
   return load<double>(payload.data());
 }
 
-std::optional<ThreadMapView> ThreadMapView::parse(std::span<const uint8_t> bytes) {
+// The entries of a record whose fixed part `Fixed` (of type `type`) ends
+// with a count `nr` of `Entry`s: as many as it says, or as fit.
+template <typename Fixed, typename Entry>
+std::optional<std::span<const uint8_t>> counted_entries(std::span<const uint8_t> bytes, uint32_t type) {
   ByteReader r(bytes);
-  ThreadMapFixed f;
-  if (!read_fixed(r, kThreadMap, f)) return std::nullopt;
+  Fixed f;
+  if (!read_fixed(r, type, f)) return std::nullopt;
   auto rest = bytes.subspan(sizeof f);
-  size_t n = std::min<uint64_t>(f.nr, rest.size() / sizeof(ThreadMapEntry));
-  return ThreadMapView{rest.first(n * sizeof(ThreadMapEntry))};
+  size_t n = std::min<uint64_t>(f.nr, rest.size() / sizeof(Entry));
+  return rest.first(n * sizeof(Entry));
+}
+
+std::optional<ThreadMapView> ThreadMapView::parse(std::span<const uint8_t> bytes) {
+  auto e = counted_entries<ThreadMapFixed, ThreadMapEntry>(bytes, kThreadMap);
+  if (!e) return std::nullopt;
+  return ThreadMapView{*e};
 }
 
 ThreadMapEntry ThreadMapView::entry(size_t i) const {
@@ -234,12 +243,9 @@ std::vector<int> CpuMapView::cpus() const {
 }
 
 std::optional<StatConfigView> StatConfigView::parse(std::span<const uint8_t> bytes) {
-  ByteReader r(bytes);
-  StatConfigFixed f;
-  if (!read_fixed(r, kStatConfig, f)) return std::nullopt;
-  auto rest = bytes.subspan(sizeof f);
-  size_t n = std::min<uint64_t>(f.nr, rest.size() / sizeof(StatConfigTerm));
-  return StatConfigView{rest.first(n * sizeof(StatConfigTerm))};
+  auto e = counted_entries<StatConfigFixed, StatConfigTerm>(bytes, kStatConfig);
+  if (!e) return std::nullopt;
+  return StatConfigView{*e};
 }
 
 StatConfigTerm StatConfigView::term(size_t i) const {

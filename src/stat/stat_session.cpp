@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -311,6 +312,13 @@ AggrMode check_options(const StatOptions& o) {
 
 int run_stat(const StatOptions& o, std::FILE* out) {
   AggrMode mode = check_options(o);
+  // One fd per event, CPU and thread: -a --per-thread opens thousands. As
+  // perf, raise the soft limit to the hard one.
+  rlimit nofile;
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &nofile);
+  }
   if (!o.cpu_list.empty()) record::parse_cpu_list(o.cpu_list);  // a usage error before anything runs
   CountTable table;
   table.events = o.events.empty() ? default_events(counts_cpus(o)) : parse_stat_events(o.events);
