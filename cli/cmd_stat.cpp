@@ -56,7 +56,9 @@ void add_counting_options(CLI::App* cmd, StatArgs& a) {
   cmd->add_flag("-q,--quiet", a.quiet, "Print no counts (with record)");
   cmd->add_flag("--append", a.append, "Append to the -o file");
   add_aggregation_flags(cmd, a);
-  cmd->add_option("command", a.command, "Workload: [--] CMD [ARGS...]; with -a/-C/-p/-t it sets the duration");
+  cmd->add_option("command", a.command,
+                  "Workload: [--] CMD [ARGS...]; with -a/-C/-p/-t it sets the duration. Exit status: the command's "
+                  "(128+N if killed by signal N); 2 for malformed input; 1 when counting cannot be done");
   cmd->positionals_at_end();
 }
 
@@ -168,9 +170,8 @@ void register_stat(CLI::App& app, int& exit_code) {
   register_stat_record(cmd, exit_code);
   register_stat_report(cmd);
   cmd->require_subcommand(0, 1);
-  cmd->footer(
-      "Exit status: the command's (128+N if it died of signal N); 2 for malformed input (unknown event, bad -I/-r, "
-      "conflicting aggregation flags, no command); 1 when counting cannot be done. docs/stat.md");
+  // No footer here: the man page generator reads every line after
+  // "Subcommands:" as a subcommand. Exit statuses: docs/stat.md.
   cmd->callback([a, cmd, &exit_code] {
     if (cmd->get_subcommands().empty()) run(*a, false, exit_code);
   });
