@@ -168,7 +168,10 @@ void StatPrinter::metric(const char* fmt, const char* unit, double val) {
       while (e < v.size() && (std::isdigit(static_cast<unsigned char>(v[e])) || v[e] == '.')) ++e;
       std::string u = unit;
       size_t ub = u.find_first_not_of(' ');
-      buf_ += sep_ + v.substr(0, e) + sep_ + (ub == std::string::npos ? "" : u.substr(ub));
+      buf_ += sep_;
+      buf_ += v.substr(0, e);
+      buf_ += sep_;
+      if (ub != std::string::npos) buf_ += u.substr(ub);
       return;
     }
     case OutputStyle::Json:

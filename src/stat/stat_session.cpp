@@ -55,7 +55,10 @@ struct RunStats {
 std::string target_text(const StatOptions& o) {
   auto join = [](const std::vector<int>& v) {
     std::string s;
-    for (int x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+    for (int x : v) {
+      if (!s.empty()) s += ',';
+      s += std::to_string(x);
+    }
     return s;
   };
   if (o.system_wide || (o.per_thread && !has_task_target(o) && o.cpu_list.empty())) return "'system wide";
@@ -63,7 +66,10 @@ std::string target_text(const StatOptions& o) {
   if (!o.pids.empty()) return "process id '" + join(o.pids);
   if (!o.tids.empty()) return "thread id '" + join(o.tids);
   std::string s = "'";
-  for (size_t i = 0; i < o.command.size(); ++i) s += (i ? " " : "") + o.command[i];
+  for (size_t i = 0; i < o.command.size(); ++i) {
+    if (i) s += ' ';
+    s += o.command[i];
+  }
   return s;
 }
 
