@@ -13,6 +13,7 @@
 #include "cache/buildid_cache.h"
 #include "commands.h"
 #include "process_args.h"
+#include "number_options.h"
 #include "offcpu/offcpu_extension.h"
 #include "probe/sdt_extension.h"
 #include "record/buildid_cache_keeper.h"
@@ -53,14 +54,6 @@ struct RecordArgs {
   std::string output = "sonde.data";
   std::vector<std::string> command;
 };
-
-// Any u64; the options' own ranges are checked by the callers, each with its
-// own message.
-uint64_t parse_u64(const std::string& opt, const std::string& text) {
-  auto v = parse_uint<uint64_t>(text);
-  if (!v) throw_usage("invalid {} '{}': expected a positive integer", opt, text);
-  return v.value;
-}
 
 // --user-buffer-size: bytes, with an optional K, M or G (binary, as -m's
 // perf spelling and --switch-output's).

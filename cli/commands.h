@@ -21,5 +21,6 @@ void register_diff(CLI::App& app, int& exit_code);
 void register_annotate(CLI::App& app, int& exit_code);
 void register_trace(CLI::App& app, int& exit_code);
 void register_sched(CLI::App& app, int& exit_code);
+void register_stat(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sonde="$build/cli/sonde"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble; do
+for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble fuzz_stat_stream; do
   mkdir -p "$seeds/$f"
 done
 
@@ -28,6 +28,16 @@ if command -v perf >/dev/null; then
   perf record -q -e sched:sched_switch -a -o - -- /bin/sleep 0.02 2>/dev/null >"$tmp/tp.data" && cp "$tmp/tp.data" "$seeds/fuzz_recording/"
 fi
 find "$seeds/fuzz_recording" -size +1M -delete
+
+# stat streams: sonde's (per task, per CPU with intervals) and perf's (its -a
+# CPU_MAP is the range form).
+if [ -x "$sonde" ]; then
+  "$sonde" stat record -q -o "$seeds/fuzz_stat_stream/task.data" -- /bin/true >/dev/null 2>&1
+  "$sonde" stat record -q -a -A -I 20 -e cs -o "$seeds/fuzz_stat_stream/cpus.data" -- /bin/sleep 0.05 >/dev/null 2>&1
+fi
+if command -v perf >/dev/null; then
+  perf stat record --quiet -a -e cs -o - -- /bin/sleep 0.02 2>/dev/null >"$seeds/fuzz_stat_stream/perf_range.data"
+fi
 
 # Directories, packed as fuzz_directory's container (u8 count, u32 sizes,
 # the files): the regression corpus's, a sonde stream as data and data.0,

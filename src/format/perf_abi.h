@@ -253,6 +253,66 @@ struct FeatureFixed {
 };
 static_assert(sizeof(FeatureFixed) == 16);
 
+// perf stat record's records (tools/lib/perf/include/perf/event.h).
+// THREAD_MAP (73): `nr` entries follow.
+struct ThreadMapFixed {
+  RecordHeader header;
+  uint64_t nr;
+};
+static_assert(sizeof(ThreadMapFixed) == 16);
+struct ThreadMapEntry {
+  uint64_t pid;  // -1: every thread
+  char comm[16];
+};
+static_assert(sizeof(ThreadMapEntry) == 24);
+
+// CPU_MAP (74): a u16 type, then by type: CPUS {u16 nr; u16 cpu[nr]}
+// (-1 as 0xffff), MASK {u16 nr; u16 long_size; (u32 pad when 8;) mask words},
+// RANGE {u8 any_cpu; u8 pad; u16 start; u16 end} (perf >= 6.2, Debian's 6.1).
+// (Not a struct: the u16 type leaves the data at offset 10, unaligned.)
+inline constexpr size_t kCpuMapDataOffset = sizeof(RecordHeader) + sizeof(uint16_t);
+inline constexpr uint16_t kCpuMapCpus = 0;
+inline constexpr uint16_t kCpuMapMask = 1;
+inline constexpr uint16_t kCpuMapRange = 2;
+
+// STAT_CONFIG (75): `nr` {tag, val} terms follow.
+struct StatConfigFixed {
+  RecordHeader header;
+  uint64_t nr;
+};
+static_assert(sizeof(StatConfigFixed) == 16);
+struct StatConfigTerm {
+  uint64_t tag;
+  uint64_t val;
+};
+static_assert(sizeof(StatConfigTerm) == 16);
+inline constexpr uint64_t kStatConfigAggrMode = 0;
+inline constexpr uint64_t kStatConfigInterval = 1;
+inline constexpr uint64_t kStatConfigScale = 2;
+
+// STAT (76): one counter's reading; cpu is the CPU number (-1: any),
+// thread an index into the THREAD_MAP.
+struct StatRecord {
+  RecordHeader header;
+  uint64_t id;
+  uint32_t cpu;
+  uint32_t thread;
+  uint64_t val, ena, run;
+};
+static_assert(sizeof(StatRecord) == 48);
+static_assert(offsetof(StatRecord, val) == 24);
+
+// STAT_ROUND (77): the STAT records since the previous round form one
+// reading; `time` is ns since the start (interval) or the elapsed time (final).
+struct StatRoundRecord {
+  RecordHeader header;
+  uint64_t type;
+  uint64_t time;
+};
+static_assert(sizeof(StatRoundRecord) == 24);
+inline constexpr uint64_t kStatRoundInterval = 0;
+inline constexpr uint64_t kStatRoundFinal = 1;
+
 // AUXTRACE (71): `size` payload bytes follow the record.
 struct AuxtraceFixed {
   RecordHeader header;

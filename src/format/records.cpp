@@ -155,39 +155,6 @@ std::optional<IdIndexView> IdIndexView::parse(std::span<const uint8_t> bytes) {
   return v;
 }
 
-uint64_t ThreadMapView::pid(size_t i) const { return load<uint64_t>(entries.data() + 24 * i); }
-
-std::optional<ThreadMapView> ThreadMapView::parse(std::span<const uint8_t> bytes) {
-  ByteReader r(bytes);
-  RecordHeader h;
-  ThreadMapView v;
-  if (!r.read(h) || h.type != kThreadMap) return std::nullopt;
-  r.read(v.nr);
-  const size_t whole = std::min<uint64_t>(v.nr, r.remaining() / 24);
-  v.entries = {r.pos(), whole * 24};
-  return v;
-}
-
-std::optional<CpuMapView> CpuMapView::parse(std::span<const uint8_t> bytes) {
-  ByteReader r(bytes);
-  RecordHeader h;
-  if (!r.read(h) || h.type != kCpuMap) return std::nullopt;
-  CpuMapView v;
-  uint16_t type = 0;
-  r.read(type);
-  if (type == 0) {  // a list: nr, then the CPUs
-    uint16_t nr = 0, cpu = 0;
-    r.read(nr);
-    for (uint16_t i = 0; i < nr && r.read(cpu); ++i) v.cpus.push_back(cpu);
-  } else if (type == 2) {  // a range: any_cpu, pad, first, last
-    uint8_t any = 0, pad = 0;
-    uint16_t first = 0, last = 0;
-    if (r.read(any) && r.read(pad) && r.read(first) && r.read(last))
-      for (uint32_t c = first; c <= last; ++c) v.cpus.push_back(static_cast<uint16_t>(c));
-  }
-  return v;
-}
-
 std::optional<LostView> LostView::parse(std::span<const uint8_t> bytes) {
   ByteReader r(bytes);
   Lost f;
@@ -263,6 +230,99 @@ std::optional<std::string_view> EventUpdateView::name_text() const {
   if (type != kEventUpdateName) return std::nullopt;
   const char* p = reinterpret_cast<const char*>(payload.data());
   return std::string_view(p, strnlen(p, payload.size()));
+std::optional<std::string_view> EventUpdateView::unit() const {
+  if (type != kEventUpdateUnit) return std::nullopt;
+  ByteReader r(payload);
+  std::string_view s;
+  if (!r.cstring(s)) return std::nullopt;
+  return s;
+}
+
+std::optional<double> EventUpdateView::scale() const {
+  if (type != kEventUpdateScale || payload.size() < sizeof(double)) return std::nullopt;
+  return load<double>(payload.data());
+}
+
+// The entries of a record whose fixed part `Fixed` (of type `type`) ends
+// with a count `nr` of `Entry`s: as many as it says, or as fit.
+template <typename Fixed, typename Entry>
+std::optional<std::span<const uint8_t>> counted_entries(std::span<const uint8_t> bytes, uint32_t type) {
+  ByteReader r(bytes);
+  Fixed f;
+  if (!read_fixed(r, type, f)) return std::nullopt;
+  auto rest = bytes.subspan(sizeof f);
+  size_t n = std::min<uint64_t>(f.nr, rest.size() / sizeof(Entry));
+  return rest.first(n * sizeof(Entry));
+}
+
+std::optional<ThreadMapView> ThreadMapView::parse(std::span<const uint8_t> bytes) {
+  auto e = counted_entries<ThreadMapFixed, ThreadMapEntry>(bytes, kThreadMap);
+  if (!e) return std::nullopt;
+  return ThreadMapView{*e};
+}
+
+ThreadMapEntry ThreadMapView::entry(size_t i) const {
+  ThreadMapEntry e = load<ThreadMapEntry>(entries.data() + i * sizeof(ThreadMapEntry));
+  e.comm[sizeof e.comm - 1] = '\0';
+  return e;
+}
+
+std::optional<CpuMapView> CpuMapView::parse(std::span<const uint8_t> bytes) {
+  if (bytes.size() < kCpuMapDataOffset) return std::nullopt;
+  RecordHeader h = load<RecordHeader>(bytes.data());
+  if (h.type != kCpuMap) return std::nullopt;
+  CpuMapView v{load<uint16_t>(bytes.data() + sizeof(RecordHeader)), bytes.subspan(kCpuMapDataOffset)};
+  if (v.type > kCpuMapRange) return std::nullopt;
+  return v;
+}
+
+std::vector<int> CpuMapView::cpus() const {
+  std::vector<int> out;
+  auto u16 = [&](size_t at) { return at + 2 <= data.size() ? load<uint16_t>(data.data() + at) : 0; };
+  if (type == kCpuMapCpus) {
+    size_t n = std::min<size_t>(u16(0), data.size() >= 2 ? (data.size() - 2) / 2 : 0);
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t c = u16(2 + 2 * i);
+      out.push_back(c == 0xffff ? -1 : c);
+    }
+  } else if (type == kCpuMapMask) {
+    size_t words = u16(0), long_size = u16(2);
+    size_t at = long_size == 8 ? 8 : 4;  // 64-bit masks are 8-aligned after the type
+    if (long_size != 4 && long_size != 8) return out;
+    for (size_t w = 0; w < words && at + (w + 1) * long_size <= data.size(); ++w) {
+      uint64_t bits = long_size == 8 ? load<uint64_t>(data.data() + at + w * 8) : load<uint32_t>(data.data() + at + w * 4);
+      for (size_t b = 0; b < long_size * 8; ++b)
+        if (bits >> b & 1) out.push_back(static_cast<int>(w * long_size * 8 + b));
+    }
+  } else if (data.size() >= 6) {
+    if (data[0]) out.push_back(-1);  // any_cpu
+    for (int c = u16(2); c <= u16(4); ++c) out.push_back(c);
+  }
+  return out;
+}
+
+std::optional<StatConfigView> StatConfigView::parse(std::span<const uint8_t> bytes) {
+  auto e = counted_entries<StatConfigFixed, StatConfigTerm>(bytes, kStatConfig);
+  if (!e) return std::nullopt;
+  return StatConfigView{*e};
+}
+
+StatConfigTerm StatConfigView::term(size_t i) const {
+  return load<StatConfigTerm>(terms.data() + i * sizeof(StatConfigTerm));
+}
+
+std::optional<StatView> StatView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  StatView v;
+  if (!read_fixed(r, kStat, v.rec)) return std::nullopt;
+  return v;
+}
+
+std::optional<StatRoundView> StatRoundView::parse(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  StatRoundView v;
+  if (!read_fixed(r, kStatRound, v.rec)) return std::nullopt;
+  return v;
 }
 
 std::optional<TracingDataView> TracingDataView::parse(std::span<const uint8_t> bytes) {

@@ -128,22 +128,6 @@ struct IdIndexView {
   Entry entry(size_t i) const;
   static std::optional<IdIndexView> parse(std::span<const uint8_t> bytes);
 };
-struct ThreadMapView {
-  uint64_t nr = 0;
-  std::span<const uint8_t> entries;  // whole 24-byte entries (pid, 16-byte comm)
-
-  size_t count() const { return entries.size() / 24; }
-  uint64_t pid(size_t i) const;
-  static std::optional<ThreadMapView> parse(std::span<const uint8_t> bytes);
-};
-// The CPU list of its cpu-list (0) and range (2) forms; another form (a
-// mask) gives no CPUs.
-struct CpuMapView {
-  std::vector<uint16_t> cpus;
-
-  static std::optional<CpuMapView> parse(std::span<const uint8_t> bytes);
-};
-
 // LOST (2): the kernel dropped `lost` records of the event `id`.
 struct LostView {
   uint64_t id = 0;
@@ -204,7 +188,48 @@ struct EventUpdateView {
   // The name form's text up to its NUL or the record's end (perf -D's);
   // nullopt for another form.
   std::optional<std::string_view> name_text() const;
+  // The unit form's NUL-terminated text (kEventUpdateUnit; "msec").
+  std::optional<std::string_view> unit() const;
+  // The scale form's double (kEventUpdateScale).
+  std::optional<double> scale() const;
   static std::optional<EventUpdateView> parse(std::span<const uint8_t> bytes);
+};
+
+// THREAD_MAP (73): the entries the record holds (at most `nr`).
+struct ThreadMapView {
+  std::span<const uint8_t> entries;  // unaligned: read through entry()
+  size_t count() const { return entries.size() / sizeof(ThreadMapEntry); }
+  // pid (-1: every thread) and comm (to its first NUL, at most 16 bytes).
+  ThreadMapEntry entry(size_t i) const;
+  static std::optional<ThreadMapView> parse(std::span<const uint8_t> bytes);
+};
+
+// CPU_MAP (74) in any of its three forms; cpus() lists the CPU numbers (-1
+// for "any CPU"). nullopt from parse for an unknown form or one whose
+// counts run past the record.
+struct CpuMapView {
+  uint16_t type = 0;
+  std::span<const uint8_t> data;  // after the type
+  std::vector<int> cpus() const;
+  static std::optional<CpuMapView> parse(std::span<const uint8_t> bytes);
+};
+
+// STAT_CONFIG (75): the terms the record holds (at most `nr`).
+struct StatConfigView {
+  std::span<const uint8_t> terms;
+  size_t count() const { return terms.size() / sizeof(StatConfigTerm); }
+  StatConfigTerm term(size_t i) const;
+  static std::optional<StatConfigView> parse(std::span<const uint8_t> bytes);
+};
+
+// STAT (76) and STAT_ROUND (77): fixed layouts, copied.
+struct StatView {
+  StatRecord rec{};
+  static std::optional<StatView> parse(std::span<const uint8_t> bytes);
+};
+struct StatRoundView {
+  StatRoundRecord rec{};
+  static std::optional<StatRoundView> parse(std::span<const uint8_t> bytes);
 };
 
 // HEADER_TRACING_DATA (66) and AUXTRACE (71): the size of the payload that

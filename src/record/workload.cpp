@@ -111,7 +111,7 @@ void Workload::record_status(int status) {
 bool Workload::try_reap() {
   if (pid_ <= 0 || reaped_) return reaped_;
   int st = 0;
-  pid_t r = ::waitpid(pid_, &st, WNOHANG);
+  pid_t r = ::wait4(pid_, &st, WNOHANG, &usage_);
   if (r == pid_) record_status(st);
   return reaped_;
 }
@@ -120,7 +120,7 @@ void Workload::reap() {
   if (pid_ <= 0 || reaped_) return;
   int st = 0;
   pid_t r;
-  do r = ::waitpid(pid_, &st, 0);
+  do r = ::wait4(pid_, &st, 0, &usage_);
   while (r < 0 && errno == EINTR);
   if (r == pid_) record_status(st);
   else reaped_ = true;

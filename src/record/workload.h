@@ -4,6 +4,7 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <string>
@@ -44,6 +45,8 @@ class Workload {
   void kill(int sig);
   // The exit status as a shell reports it (128+signal if killed).
   int exit_status() const { return exit_status_; }
+  // The child's resource usage once reaped (user and sys time for stat).
+  const struct rusage& usage() const { return usage_; }
 
  private:
   void record_status(int status);
@@ -51,6 +54,7 @@ class Workload {
   pid_t pid_ = -1;
   bool reaped_ = false;
   int exit_status_ = 0;
+  struct rusage usage_ {};
   UniqueFd go_fd_;
   UniqueFd err_fd_;
   UniqueFd pidfd_;

@@ -80,14 +80,15 @@ void append_id_index(const IdIndexView& v, fmt::memory_buffer& out) {
 }
 
 void append_thread_map(const ThreadMapView& v, fmt::memory_buffer& out) {
-  fmt::format_to(fmt::appender(out), "PERF_RECORD_THREAD_MAP nr: {} thread{}: ", v.nr, v.nr > 1 ? "s" : "");
-  for (size_t i = 0; i < v.count(); ++i) fmt::format_to(fmt::appender(out), "{}{}", i ? ", " : "", int64_t(v.pid(i)));
+  const size_t nr = v.count();
+  fmt::format_to(fmt::appender(out), "PERF_RECORD_THREAD_MAP nr: {} thread{}: ", nr, nr > 1 ? "s" : "");
+  for (size_t i = 0; i < nr; ++i) fmt::format_to(fmt::appender(out), "{}{}", i ? ", " : "", int64_t(v.entry(i).pid));
   out.push_back('\n');
 }
 
 // A CPU_MAP's list as ranges ("0-1,4").
 void append_cpu_map(const CpuMapView& v, fmt::memory_buffer& out) {
-  const auto& cpus = v.cpus;
+  const std::vector<int> cpus = v.cpus();
   fmt::format_to(fmt::appender(out), "PERF_RECORD_CPU_MAP: ");
   for (size_t i = 0; i < cpus.size();) {
     size_t j = i;

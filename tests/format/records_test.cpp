@@ -454,3 +454,54 @@ TEST(Records, PatchingMmap2InPlaceWritesTheBuildIdForm) {
   comm.resize(sizeof(Mmap2Fixed));
   EXPECT_FALSE(patch_mmap2_build_id(comm, id));
 }
+
+// perf stat record's records: the bytes perf 6.1 writes (perf script -D on
+// this machine), parsed within their bounds.
+TEST(Records, StatRecordsParseAsPerfWritesThem) {
+  Bytes thread_map = {0x49, 0, 0, 0, 0, 0, 0x28, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0x2b, 0x1a, 0, 0,
+                      0,    0, 0, 0, 't', 'r', 'u', 'e', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  auto tm = ThreadMapView::parse(thread_map);
+  ASSERT_TRUE(tm);
+  ASSERT_EQ(tm->count(), 1u);
+  EXPECT_EQ(tm->entry(0).pid, 0x1a2bu);
+  EXPECT_STREQ(tm->entry(0).comm, "true");
+  expect_prefixes_rejected<ThreadMapView>(thread_map, sizeof(ThreadMapFixed));
+  // A count beyond the bytes: only what is there.
+  thread_map[8] = 200;
+  EXPECT_EQ(ThreadMapView::parse(thread_map)->count(), 1u);
+
+  Bytes cpus_any = {0x4a, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 1, 0, 0xff, 0xff, 0, 0};
+  EXPECT_EQ(CpuMapView::parse(cpus_any)->cpus(), std::vector<int>{-1});
+  Bytes range = {0x4a, 0, 0, 0, 0, 0, 0x10, 0, 2, 0, 0, 0, 0, 0, 1, 0};  // perf 6.1's -a on 2 CPUs
+  EXPECT_EQ(CpuMapView::parse(range)->cpus(), (std::vector<int>{0, 1}));
+  Bytes mask64 = {0x4a, 0, 0, 0, 0, 0, 0x20, 0, 1, 0, 1, 0, 8, 0, 0, 0, 0, 0, 0b101, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(CpuMapView::parse(mask64)->cpus(), (std::vector<int>{0, 2}));
+  Bytes truncated_list = {0x4a, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 100, 0, 3, 0};
+  EXPECT_EQ(CpuMapView::parse(truncated_list)->cpus(), std::vector<int>{3});
+  Bytes unknown = {0x4a, 0, 0, 0, 0, 0, 0x10, 0, 9, 0};
+  EXPECT_FALSE(CpuMapView::parse(unknown));
+
+  Bytes config = {0x4b, 0, 0, 0, 0, 0, 0x40, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+                  1,    0, 0, 0, 0, 0, 0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+  auto sc = StatConfigView::parse(config);
+  ASSERT_TRUE(sc);
+  ASSERT_EQ(sc->count(), 3u);
+  EXPECT_EQ(sc->term(0).tag, kStatConfigAggrMode);
+  EXPECT_EQ(sc->term(0).val, 1u);
+  EXPECT_EQ(sc->term(2).tag, kStatConfigScale);
+  expect_prefixes_rejected<StatConfigView>(config, sizeof(StatConfigFixed));
+
+  StatRecord st{{kStat, 0, sizeof(StatRecord)}, 51, 0xffffffff, 0, 0x7ba1b, 0x7ba1b, 0x7ba1b};
+  Bytes stat(sizeof st);
+  std::memcpy(stat.data(), &st, sizeof st);
+  auto sv = StatView::parse(stat);
+  ASSERT_TRUE(sv);
+  EXPECT_EQ(sv->rec.id, 51u);
+  EXPECT_EQ(static_cast<int32_t>(sv->rec.cpu), -1);
+  expect_prefixes_rejected<StatView>(stat, sizeof st);
+  StatRoundRecord ro{{kStatRound, 0, sizeof(StatRoundRecord)}, kStatRoundFinal, 977558};
+  Bytes round(sizeof ro);
+  std::memcpy(round.data(), &ro, sizeof ro);
+  EXPECT_EQ(StatRoundView::parse(round)->rec.time, 977558u);
+  expect_prefixes_rejected<StatRoundView>(round, sizeof ro);
+}
