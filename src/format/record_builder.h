@@ -20,17 +20,18 @@ class RecordBuilder {
     put(h);
   }
 
-  // Appended with insert(), not resize() + memcpy: gcc 12 at -O3 takes the
-  // zero-fill of resize() after many inlined puts for an overflow
-  // (-Wstringop-overflow, a false positive).
   template <typename T>
   RecordBuilder& put(const T& v) {
-    const auto* p = reinterpret_cast<const uint8_t*>(&v);
-    bytes_.insert(bytes_.end(), p, p + sizeof(T));
+    size_t at = bytes_.size();
+    bytes_.resize(at + sizeof(T));
+    std::memcpy(bytes_.data() + at, &v, sizeof(T));
     return *this;
   }
   RecordBuilder& put_bytes(std::span<const uint8_t> b) {
-    bytes_.insert(bytes_.end(), b.begin(), b.end());
+    if (b.empty()) return *this;
+    size_t at = bytes_.size();
+    bytes_.resize(at + b.size());
+    std::memcpy(bytes_.data() + at, b.data(), b.size());
     return *this;
   }
   RecordBuilder& put_zeros(size_t n) {
