@@ -230,6 +230,8 @@ std::optional<std::string_view> EventUpdateView::name_text() const {
   if (type != kEventUpdateName) return std::nullopt;
   const char* p = reinterpret_cast<const char*>(payload.data());
   return std::string_view(p, strnlen(p, payload.size()));
+}
+
 std::optional<std::string_view> EventUpdateView::unit() const {
   if (type != kEventUpdateUnit) return std::nullopt;
   ByteReader r(payload);
