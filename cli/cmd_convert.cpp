@@ -17,6 +17,8 @@
 #include "analysis/directory_reader.h"
 #include "annotate/page_annotations.h"
 #include "commands.h"
+#include "fleet/fleet_query.h"
+#include "fleet/store_url.h"
 #include "reading_options.h"
 #include "convert/convert.h"
 #include "convert/perf_jit_maps.h"
@@ -108,6 +110,33 @@ void export_profile(convert::Format fmt, const analysis::Profile& p, const analy
   }
 }
 
+void write_output(convert::Format fmt, const analysis::Profile& profile, const analysis::Timeline* timeline,
+                  const ConvertArgs& a, const std::string& annotate_json) {
+  if (a.output == "-") {
+    export_profile(fmt, profile, timeline, a, annotate_json, std::cout);
+    std::cout.flush();
+    if (!std::cout) throw_runtime("cannot write to standard output");
+    return;
+  }
+  // Removed unless committed, also when a signal ends the conversion.
+  AtomicFile out(a.output, {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
+  export_profile(fmt, profile, timeline, a, annotate_json, out.stream());
+  out.commit();
+}
+
+// A fleet store as input (docs/fleet.md): its aggregates, no timeline and
+// no annotate view (those need the recording's samples and binaries).
+void convert_store(convert::Format fmt, const ConvertArgs& a) {
+  if (fmt == convert::Format::kPerf) throw_usage("convert: --to perf needs a recording, not a store");
+  if (!a.time.empty() || !a.pids.empty() || !a.tids.empty() || !a.comms.empty() || !a.events.empty())
+    throw_usage("convert: filter a store with its URL's parameters (since, until, host, comm, event...)");
+  if (a.output != "-") check_output_dir(a.output);
+  auto profile = fleet::load_fleet_profile(a.input);
+  if (profile.samples.empty() && fmt != convert::Format::kHtml) throw_runtime("convert: no samples in the store match");
+  for (const auto& note : profile.notes) std::fprintf(stderr, "sonde convert: %s\n", note.c_str());
+  write_output(fmt, profile, nullptr, a, "");
+}
+
 void run_convert(const ConvertArgs& a) {
   // 1. Arguments, all of them, before touching the input.
   if (a.to.empty()) throw_usage("convert: --to FORMAT is required ({})", convert::format_names());
@@ -122,6 +151,7 @@ void run_convert(const ConvertArgs& a) {
   if ((a.comm_frame || a.pid_frame) && *fmt != convert::Format::kFolded)
     throw_usage("convert: --comm-frame and --pid-frame apply to --to folded only");
   if (a.output != "-" && a.input != "-" && a.output == a.input) throw_usage("convert: -o must differ from -i");
+  if (fleet::is_store_url(a.input)) return convert_store(*fmt, a);
   analysis::ProfileOptions po;
   po.filter.pids = a.pids;
   po.filter.tids = a.tids;
@@ -186,16 +216,7 @@ void run_convert(const ConvertArgs& a) {
   }
 
   // 3. Write.
-  if (a.output == "-") {
-    export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, std::cout);
-    std::cout.flush();
-    if (!std::cout) throw_runtime("cannot write to standard output");
-    return;
-  }
-  // Removed unless committed, also when a signal ends the conversion.
-  AtomicFile out(a.output, {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
-  export_profile(*fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, out.stream());
-  out.commit();
+  write_output(*fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json);
 }
 
 }  // namespace

@@ -19,5 +19,7 @@ void register_list(CLI::App& app, int& exit_code);
 void register_top(CLI::App& app, int& exit_code);
 void register_diff(CLI::App& app, int& exit_code);
 void register_annotate(CLI::App& app, int& exit_code);
+void register_push(CLI::App& app, int& exit_code);
+void register_agent(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

@@ -22,7 +22,8 @@ constexpr Subcommand kSubcommands[] = {
     {"buildid-cache", sonde::cli::register_buildid_cache}, {"report", sonde::cli::register_report},
     {"convert", sonde::cli::register_convert},         {"list", sonde::cli::register_list},
     {"top", sonde::cli::register_top},                 {"diff", sonde::cli::register_diff},
-    {"annotate", sonde::cli::register_annotate},
+    {"annotate", sonde::cli::register_annotate},       {"push", sonde::cli::register_push},
+    {"agent", sonde::cli::register_agent},
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all
