@@ -8,10 +8,11 @@ namespace sonde::fleet {
 std::string ClickHouse::execute(const std::string& sql, const std::string& data) const {
   // With data, the statement goes in the URL and the rows in the body;
   // without, the statement is the body (no URL length limit).
-  std::string target = "/?database=" + url_encode(url_.database);
+  // Statements name their tables with the database (it may not exist yet).
+  std::string target = "/";
   std::string body = data;
   if (data.empty()) body = sql;
-  else target += "&query=" + url_encode(sql);
+  else target += "?query=" + url_encode(sql);
   HttpResponse r = http_post(url_.host, url_.port, target, body, timeout_);
   if (r.status != 200) {
     std::string first = r.body.substr(0, r.body.find('\n'));
