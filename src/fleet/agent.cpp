@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -19,7 +20,15 @@ namespace sonde::fleet {
 
 namespace {
 
-bool alive(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+// A zombie (exited, not yet reaped by its parent) counts as gone.
+bool alive(pid_t pid) {
+  if (pid <= 0 || (::kill(pid, 0) != 0 && errno != EPERM)) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+}
 
 // Sleeps `d` in short steps so that `stop` ends it.
 void pause_for(std::chrono::milliseconds d, const std::atomic<bool>& stop) {

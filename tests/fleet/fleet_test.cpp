@@ -227,6 +227,27 @@ TEST_F(Fleet, AgentKeepsFilesWhileTheStoreIsDownThenPushesThemAll) {
   EXPECT_TRUE(std::filesystem::is_empty(cont));
 }
 
+TEST_F(Fleet, AgentBesideARotatingRecordPushesEveryFileAsItCloses) {
+  const std::string dir = *dir_ / "live";
+  std::filesystem::create_directories(dir);
+  pid_t rec = start_process({sonde_bin(), "record", "-q", "-g", "--switch-output=1s", "-o", dir + "/prof.data", "--",
+                             path("two_mix"), "2.5", "50"},
+                            *dir_ / "record.err");
+  ASSERT_GT(rec, 0);
+  auto r = run({sonde_bin(), "agent", "-o", dir + "/prof.data", "--to", server_->url("live"), "--host", "h", "--pid",
+                std::to_string(rec), "--drain", "--keep"});
+  int status = 0;
+  ASSERT_EQ(::waitpid(rec, &status, 0), rec);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(*dir_ / "record.err");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Every rotated file was pushed, and the store holds their samples.
+  const size_t files = std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator());
+  EXPECT_GE(files, 2u);
+  EXPECT_NE(r.err.find(std::to_string(files) + " files pushed (" + std::to_string(total("live")) + " samples"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(Fleet, AgentRemovesAndCountsFilesBeyondMaxFiles) {
   const std::string dir = *dir_ / "max";
   rotate_in(dir, {path("base.data"), path("new.data"), path("base.data")});
