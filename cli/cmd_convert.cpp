@@ -17,6 +17,8 @@
 #include "analysis/directory_reader.h"
 #include "annotate/page_annotations.h"
 #include "commands.h"
+#include "fleet/fleet_query.h"
+#include "fleet/store_url.h"
 #include "reading_options.h"
 #include "convert/convert.h"
 #include "convert/perf_jit_maps.h"
@@ -110,6 +112,33 @@ void export_profile(convert::Format fmt, const analysis::Profile& p, const analy
   }
 }
 
+void write_output(convert::Format fmt, const analysis::Profile& profile, const analysis::Timeline* timeline,
+                  const ConvertArgs& a, const std::string& annotate_json) {
+  if (a.output == "-") {
+    export_profile(fmt, profile, timeline, a, annotate_json, std::cout);
+    std::cout.flush();
+    if (!std::cout) throw_runtime("cannot write to standard output");
+    return;
+  }
+  // Removed unless committed, also when a signal ends the conversion.
+  AtomicFile out(a.output, {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
+  export_profile(fmt, profile, timeline, a, annotate_json, out.stream());
+  out.commit();
+}
+
+// A fleet store as input (docs/fleet.md): its aggregates, no timeline and
+// no annotate view (those need the recording's samples and binaries).
+void convert_store(convert::Format fmt, const ConvertArgs& a) {
+  if (fmt == convert::Format::kPerf) throw_usage("convert: --to perf needs a recording, not a store");
+  if (!a.time.empty() || !a.pids.empty() || !a.tids.empty() || !a.comms.empty() || !a.events.empty())
+    throw_usage("convert: filter a store with its URL's parameters (since, until, host, comm, event...)");
+  if (a.output != "-") check_output_dir(a.output);
+  auto profile = fleet::load_fleet_profile(a.input);
+  if (profile.samples.empty() && fmt != convert::Format::kHtml) throw_runtime("convert: no samples in the store match");
+  for (const auto& n : profile.notes) note(std::string_view(n));
+  write_output(fmt, profile, nullptr, a, "");
+}
+
 // 1. Arguments, all of them, before touching the input: the format, and
 // what the profile keeps.
 analysis::ProfileOptions convert_options(const ConvertArgs& a, convert::Format& fmt) {
@@ -127,6 +156,7 @@ analysis::ProfileOptions convert_options(const ConvertArgs& a, convert::Format& 
     throw_usage("convert: --comm-frame and --pid-frame apply to --to folded only");
   if (a.output != "-" && a.input != "-" && a.output == a.input) throw_usage("convert: -o must differ from -i");
   analysis::ProfileOptions po;
+  if (fleet::is_store_url(a.input)) return po;  // filtered by the URL's parameters (convert_store)
   po.filter.pids = a.pids;
   po.filter.tids = a.tids;
   po.filter.comms = a.comms;
@@ -144,6 +174,7 @@ analysis::ProfileOptions convert_options(const ConvertArgs& a, convert::Format& 
 void run_convert(const ConvertArgs& a) {
   convert::Format fmt{};
   analysis::ProfileOptions po = convert_options(a, fmt);
+  if (fleet::is_store_url(a.input)) return convert_store(fmt, a);
 
   // perf file mode copies records: no Profile, no symbolization.
   if (fmt == convert::Format::kPerf) {
@@ -193,16 +224,7 @@ void run_convert(const ConvertArgs& a) {
   }
 
   // 3. Write.
-  if (a.output == "-") {
-    export_profile(fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, std::cout);
-    std::cout.flush();
-    if (!std::cout) throw_runtime("cannot write to standard output");
-    return;
-  }
-  // Removed unless committed, also when a signal ends the conversion.
-  AtomicFile out(a.output, {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
-  export_profile(fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json, out.stream());
-  out.commit();
+  write_output(fmt, profile, timeline ? &*timeline : nullptr, a, annotate_json);
 }
 
 }  // namespace

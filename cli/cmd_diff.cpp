@@ -6,6 +6,8 @@
 #include "analysis/directory_reader.h"
 #include "analysis/profile_builder.h"
 #include "commands.h"
+#include "fleet/fleet_query.h"
+#include "fleet/store_url.h"
 #include "convert/convert.h"
 #include "diff/diff_table.h"
 #include "diff/object_keys.h"
@@ -46,6 +48,11 @@ diff::DiffOptions diff_options(const DiffArgs& a) {
 }
 
 analysis::Profile read_profile(const std::string& path, Symbolizer& symbolizer) {
+  if (fleet::is_store_url(path)) {
+    auto p = fleet::load_fleet_profile(path);
+    if (p.samples.empty()) throw_runtime("diff: no samples in the store match {}", path);
+    return p;
+  }
   auto reader = analysis::open_input(path);
   analysis::ProfileOptions po;
   auto p = analysis::build_profile(*reader, symbolizer, po);

@@ -10,6 +10,8 @@
 #include "analysis/reading_outcome.h"
 #include "analysis/sample_times.h"
 #include "format/stream_reader.h"
+#include "fleet/fleet_query.h"
+#include "fleet/store_url.h"
 #include "report/call_graph_options.h"
 #include "report/record_stats.h"
 #include "report/report_fields.h"
@@ -99,6 +101,19 @@ void write_out(const std::string& text) {
     throw_runtime("cannot write the report");
 }
 
+// A fleet store as input (docs/fleet.md): the store aggregates, the same
+// table is printed. Options that need the recording's records do not apply.
+void report_store(const ReportArgs& a, const report::ReportOptions& ro, const std::string& input) {
+  if (a.header || a.stats || !a.time.empty() || a.wall || a.inline_frames)
+    throw_usage("report: --header, --header-only, --stats, --time, --wall and --inline need a recording, not a store "
+                "(use since=/until= in the URL)");
+  auto profile = fleet::load_fleet_profile(input);
+  report::write_report(profile, ro, stdout);
+  if (std::fflush(stdout) != 0) throw_runtime("cannot write the report");
+  if (profile.samples.empty() && !ro.json) std::fprintf(stderr, "sonde report: the store has no samples that match\n");
+  for (const auto& note : profile.notes) std::fprintf(stderr, "sonde report: %s\n", note.c_str());
+}
+
 void run_report(const ReportArgs& a) {
   report::ReportOptions ro = report_options(a);
   check_vmlinux(a.vmlinux);
@@ -106,13 +121,16 @@ void run_report(const ReportArgs& a) {
   if (!a.time.empty()) time = analysis::TimeSpec::parse(a.time);
   const std::string input = a.input.empty() ? default_recording() : a.input;
 
+  if (a.header_only && fleet::is_store_url(input)) throw_usage("report: --header-only needs a recording, not a store");
   if (a.header_only) return write_out(analysis::read_header_facts(input));
-  if (a.stats) {
+  if (a.stats && !fleet::is_store_url(input)) {
     auto reader = analysis::open_input(input);
     report::RecordStats st = report::count_records(*reader);
     write_out(report::format_record_stats(st));
     return analysis::conclude_reading(analysis::outcome_of(*reader), input);
   }
+
+  if (fleet::is_store_url(input)) return report_store(a, ro, input);
 
   SymbolizerOptions so = a.symbols.options(input);
   so.vmlinux_path = a.vmlinux;

@@ -22,5 +22,7 @@ void register_annotate(CLI::App& app, int& exit_code);
 void register_trace(CLI::App& app, int& exit_code);
 void register_sched(CLI::App& app, int& exit_code);
 void register_stat(CLI::App& app, int& exit_code);
+void register_push(CLI::App& app, int& exit_code);
+void register_agent(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

@@ -25,7 +25,8 @@ constexpr Subcommand kSubcommands[] = {
     {"top", sonde::cli::register_top},                 {"diff", sonde::cli::register_diff},
     {"annotate", sonde::cli::register_annotate},
     {"trace", sonde::cli::register_trace},             {"sched", sonde::cli::register_sched},
-    {"stat", sonde::cli::register_stat},
+    {"stat", sonde::cli::register_stat},               {"push", sonde::cli::register_push},
+    {"agent", sonde::cli::register_agent},
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all

@@ -18,6 +18,8 @@ TEST_PACKAGES=(
   git ccache elfutils debuginfod linux-perf binutils tmux man-db dpkg-dev
   libgtest-dev libgmock-dev libbenchmark-dev systemtap-sdt-dev
   llvm libclang-rt-14-dev golang-go chromium chromium-driver nodejs
+  # test-only: the fleet store the clickhouse-labelled tests start (docs/fleet.md)
+  clickhouse-server clickhouse-client
 )
 packages=("${BUILD_PACKAGES[@]}")
 [ "${1:-}" = "--build" ] || packages+=("${TEST_PACKAGES[@]}")

@@ -15,7 +15,7 @@ TEST(CommandLine, UnknownCommandIsNamedWithTheCommandsThereAre) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
             "sonde: unknown command 'recrod' (commands: record, script, buildid-list, sdt, buildid-cache, report, "
-            "convert, list, top, diff, annotate; see sonde --help)\n");
+            "convert, list, top, diff, annotate, trace, sched, stat, push, agent; see sonde --help)\n");
 }
 
 TEST(CommandLine, NoCommandIsAUsageError) {
@@ -27,7 +27,8 @@ TEST(CommandLine, NoCommandIsAUsageError) {
 TEST(CommandLine, HelpListsEveryCommandAndEachHasItsOwnHelp) {
   RunResult all = run({sonde_bin(), "--help"});
   ASSERT_EQ(all.exit_code, 0) << all.err;
-  for (const char* name : {"record", "script", "buildid-list", "sdt", "buildid-cache", "report", "convert", "list", "top"}) {
+  for (const char* name : {"record", "script", "buildid-list", "sdt", "buildid-cache", "report", "convert", "list", "top",
+                           "diff", "annotate", "trace", "sched", "stat", "push", "agent"}) {
     EXPECT_NE(all.out.find(std::string("\n  ") + name + " "), std::string::npos) << name << " missing:\n" << all.out;
     RunResult one = run({sonde_bin(), name, "--help"});
     EXPECT_EQ(one.exit_code, 0) << name << ": " << one.err;

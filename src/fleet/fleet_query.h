@@ -1,0 +1,27 @@
+// Readers over the store: the URL's parameters become a WHERE clause, the
+// store aggregates per (event, thread, stack), and the rows become the same
+// Profile that report, convert and diff print for a file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "analysis/profile.h"
+#include "fleet/store_url.h"
+
+namespace sonde::fleet {
+
+// host, service, build_id, recording, event, comm, label.KEY (globs * ?),
+// since, until (30s, 15m, 2h, 7d before now_unix, or unix seconds).
+// Unknown parameters and malformed values are usage errors.
+std::string where_clause(const StoreUrl& url, int64_t now_unix);
+// "2h" -> now - 7200; "1733400000" -> itself.
+int64_t parse_time_param(const std::string& key, const std::string& value, int64_t now_unix);
+// A glob as an anchored RE2 pattern (what ClickHouse's match() takes).
+std::string glob_to_regex(const std::string& glob);
+
+// Runs the queries and assembles the Profile. Throws runtime errors for a
+// store that is down or rejects them.
+analysis::Profile load_fleet_profile(const std::string& url_text);
+
+}  // namespace sonde::fleet

@@ -1,0 +1,202 @@
+#include "fleet/push.h"
+
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <thread>
+#include <tuple>
+
+#include "analysis/directory_reader.h"
+#include "analysis/profile_builder.h"
+#include "fleet/http_client.h"
+#include "fleet/row_binary.h"
+#include "fleet/schema.h"
+#include "fleet/stack_codec.h"
+#include "util/error.h"
+
+namespace sonde::fleet {
+
+namespace {
+
+int64_t clock_ns(clockid_t id) {
+  timespec ts{};
+  ::clock_gettime(id, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// The build-id of the outermost user frame's object: the program itself
+// for a stack that reaches main, which is what a deploy changes.
+std::string root_build_id(const analysis::Profile& p, uint32_t leaf) {
+  std::string id;
+  for (uint32_t n = leaf; n != UINT32_MAX; n = p.nodes[n].parent) {
+    const auto& loc = p.locations[p.nodes[n].location];
+    if (!loc.kernel && loc.mapping != UINT32_MAX) id = std::string(p.str(p.mappings[loc.mapping].build_id));
+  }
+  return id;
+}
+
+std::string encode_rows(const PushBatch& b, const PushOptions& o, size_t first, size_t end) {
+  std::vector<std::string> keys, values;
+  for (const auto& [k, v] : o.labels) keys.push_back(k), values.push_back(v);
+  RowBinary w;
+  for (size_t i = first; i < end; ++i) {
+    const SampleRow& r = b.rows[i];
+    w.str(b.recording_id), w.u32(r.bucket), w.str(o.host), w.str(o.service), w.str(r.build_id);
+    w.strings(keys), w.strings(values), w.str(r.event), w.str(r.event_unit), w.u64(r.sample_type);
+    w.u32(r.attr_index), w.str(r.comm), w.u32(r.pid), w.u32(r.tid), w.u32(r.cpu);
+    w.u64(r.stack_id), w.u64(r.count), w.u64(r.period);
+  }
+  return std::move(w.data());
+}
+
+// One INSERT, retried with doubling back-off (a slow or restarting store).
+void insert_with_retry(const ClickHouse& ch, const std::string& sql, const std::string& data, const PushOptions& o) {
+  auto wait = o.first_backoff;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      ch.execute(sql, data);
+      return;
+    } catch (const Error&) {
+      if (attempt >= o.attempts) throw;
+    }
+    std::this_thread::sleep_for(wait);
+    wait *= 2;
+  }
+}
+
+}  // namespace
+
+std::string this_host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+std::pair<std::string, std::string> parse_label(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) throw_usage("push: --label '{}' is not KEY=VALUE", text);
+  const std::string key = text.substr(0, eq);
+  for (char c : key)
+    if (!std::isalnum((unsigned char)c) && c != '_' && c != '.' && c != '-')
+      throw_usage("push: --label '{}': the key may hold letters, digits, _ . -", text);
+  return {key, text.substr(eq + 1)};
+}
+
+std::string recording_id_of(const std::string& input) {
+  struct stat st{};
+  uint64_t h = fnv1a(input.data(), input.size());
+  if (::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    std::ifstream in(input, std::ios::binary);
+    std::vector<char> buf(1 << 20);
+    h = fnv1a("", 0);
+    while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
+      h = fnv1a(buf.data(), size_t(in.gcount()), h);
+    return fmt::format("{:016x}-{}", h, st.st_size);
+  }
+  return fmt::format("{:016x}", h);
+}
+
+PushBatch collect_rows(const std::string& input, Symbolizer& symbolizer, const PushOptions& o) {
+  // Per (aggregate, second of the recording's clock): count and period.
+  std::map<std::pair<uint32_t, uint64_t>, std::pair<uint64_t, uint64_t>> per_second;
+  uint64_t first_time = UINT64_MAX;
+  analysis::ProfileOptions po;
+  po.split_by_cpu = false;
+  po.on_kept_sample = [&](const format::Sample& s, uint32_t agg) {
+    auto& slot = per_second[{agg, s.time / 1000000000}];
+    ++slot.first;
+    slot.second += s.period;
+    if (s.time) first_time = std::min(first_time, s.time);
+  };
+  auto reader = analysis::open_input(input);
+  analysis::Profile p = analysis::build_profile(*reader, symbolizer, po);
+  PushBatch b;
+  b.recording_id = recording_id_of(input);
+  b.lost_samples = p.lost_samples;
+  const int64_t now_s = clock_ns(CLOCK_REALTIME) / 1000000000;
+  int64_t offset_s = (clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC)) / 1000000000;
+  if (o.start_unix && first_time != UINT64_MAX) offset_s = *o.start_unix - int64_t(first_time / 1000000000);
+  std::map<uint32_t, uint64_t> stack_of;  // aggregate -> stack id
+  std::map<std::tuple<uint32_t, std::string, std::string, uint32_t, uint32_t, uint32_t, uint64_t>, size_t> row_of;
+  for (const auto& [key, value] : per_second) {
+    const auto& ps = p.samples[key.first];
+    auto [it, added] = stack_of.emplace(key.first, 0);
+    if (added) {
+      auto frames = encode_stack(p, ps.stack);
+      it->second = stack_hash(frames);
+      b.stacks.emplace(it->second, std::move(frames));
+    }
+    const int64_t wall = key.second ? int64_t(key.second) + offset_s : now_s;
+    SampleRow r;
+    r.bucket = uint32_t(std::max<int64_t>(0, wall) / o.bucket_seconds * o.bucket_seconds);
+    const auto& ev = p.events[ps.event];
+    r.event = ev.name, r.event_unit = ev.unit, r.sample_type = ev.sample_type, r.attr_index = ev.attr_index;
+    r.build_id = root_build_id(p, ps.stack);
+    r.comm = std::string(p.str(ps.comm));
+    r.pid = ps.pid, r.tid = ps.tid, r.cpu = ps.cpu, r.stack_id = it->second;
+    r.count = value.first, r.period = value.second;
+    b.samples += r.count;
+    // Rows with one key merge here: the store keeps one row per key.
+    auto k = std::make_tuple(r.bucket, r.event, r.comm, r.pid, r.tid, r.cpu, r.stack_id);
+    auto [rit, fresh] = row_of.emplace(std::move(k), b.rows.size());
+    if (fresh) {
+      b.rows.push_back(std::move(r));
+    } else {
+      b.rows[rit->second].count += r.count;
+      b.rows[rit->second].period += r.period;
+    }
+  }
+  return b;
+}
+
+PushResult push_rows(const ClickHouse& ch, const PushBatch& b, const PushOptions& o) {
+  PushResult res;
+  res.recording_id = b.recording_id;
+  res.lost_samples = b.lost_samples;
+  const std::string db = ch.url().database;
+  create_schema(ch);
+  // Stacks first: a sample row never names a stack the store lacks.
+  RowBinary stacks;
+  for (const auto& [id, frames] : b.stacks) stacks.u64(id), stacks.strings(frames);
+  if (!b.stacks.empty())
+    insert_with_retry(ch, "INSERT INTO " + db + ".sonde_stacks (stack_id, frames) FORMAT RowBinary", stacks.data(), o);
+  res.stacks = b.stacks.size();
+  res.bytes += stacks.data().size();
+  const std::string sql = "INSERT INTO " + db + ".sonde_samples (" + kSampleColumns + ") FORMAT RowBinary";
+  const size_t n = b.rows.size();
+  const size_t batches = (n + o.batch_rows - 1) / o.batch_rows;
+  for (size_t i = 0; i < n; i += o.batch_rows) {
+    const size_t end = std::min(n, i + o.batch_rows);
+    const std::string data = encode_rows(b, o, i, end);
+    try {
+      insert_with_retry(ch, sql, data, o);
+    } catch (const StoreUnavailable& e) {
+      throw StoreUnavailable(fmt::format("push: batch {} of {}: {} (after {} attempts); {} of {} rows stored; pushing "
+                                         "again is safe",
+                                         res.batches + 1, batches, e.what(), o.attempts, res.rows, n));
+    } catch (const Error& e) {
+      throw_runtime("push: batch {} of {} failed after {} attempts ({}); {} of {} rows ({} of {} samples) stored; "
+                    "pushing again is safe",
+                    res.batches + 1, batches, o.attempts, e.what(), res.rows, n, res.samples, b.samples);
+    }
+    res.bytes += data.size();
+    for (size_t k = i; k < end; ++k) res.samples += b.rows[k].count;
+    res.rows += end - i;
+    ++res.batches;
+  }
+  RowBinary rec;
+  rec.str(b.recording_id), rec.str(o.host), rec.str(o.service);
+  rec.u32(uint32_t(clock_ns(CLOCK_REALTIME) / 1000000000)), rec.u64(res.rows), rec.u64(res.samples), rec.u64(b.lost_samples);
+  insert_with_retry(ch,
+                    "INSERT INTO " + db +
+                        ".sonde_recordings (recording_id, host, service, pushed_at, rows, samples, lost_samples) FORMAT "
+                        "RowBinary",
+                    rec.data(), o);
+  return res;
+}
+
+}  // namespace sonde::fleet

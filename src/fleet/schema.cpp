@@ -1,0 +1,27 @@
+#include "fleet/schema.h"
+
+#include "fleet/clickhouse.h"
+
+namespace sonde::fleet {
+
+void create_schema(const ClickHouse& ch) {
+  const std::string db = ch.url().database;
+  ch.execute("CREATE DATABASE IF NOT EXISTS " + db);
+  ch.execute("CREATE TABLE IF NOT EXISTS " + db +
+             ".sonde_stacks (stack_id UInt64, frames Array(String)) "
+             "ENGINE = ReplacingMergeTree() ORDER BY stack_id");
+  ch.execute("CREATE TABLE IF NOT EXISTS " + db +
+             ".sonde_samples (recording_id String, bucket DateTime, host String, service String, build_id String, "
+             "label_keys Array(String), label_values Array(String), event String, event_unit String, "
+             "sample_type UInt64, attr_index UInt32, comm String, pid UInt32, tid UInt32, cpu UInt32, "
+             "stack_id UInt64, count UInt64, period UInt64) "
+             "ENGINE = ReplacingMergeTree() PARTITION BY toYYYYMM(bucket) "
+             "ORDER BY (service, host, bucket, recording_id, event, comm, pid, tid, cpu, stack_id)");
+  // What each push stored, for `sonde push` to compare and for totals.
+  ch.execute("CREATE TABLE IF NOT EXISTS " + db +
+             ".sonde_recordings (recording_id String, host String, service String, pushed_at DateTime, "
+             "rows UInt64, samples UInt64, lost_samples UInt64) "
+             "ENGINE = ReplacingMergeTree(pushed_at) ORDER BY recording_id");
+}
+
+}  // namespace sonde::fleet

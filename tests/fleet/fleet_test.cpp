@@ -1,0 +1,262 @@
+// sonde push and readers over a real ClickHouse (clickhouse-server from
+// Debian, started here on free ports with its data in a scratch folder):
+// the store's report equals the file's, pushes are idempotent, two hosts
+// sum, a diff of two time ranges shows the function that grew, and every
+// bad input or store fault gets one line and its exit code.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "clickhouse_server.h"
+#include "support/test_support.h"
+
+using namespace sonde::test;
+
+namespace {
+
+class Fleet : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    server_ = new ClickHouseServer(*dir_ / "clickhouse");
+    if (!server_->running()) return;
+    ASSERT_TRUE(compile_fixture("two_mix.c", *dir_ / "two_mix", "-fno-omit-frame-pointer"));
+    record("80", "base.data");
+    record("20", "new.data");
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!server_->running()) GTEST_SKIP() << server_->error();
+  }
+  static void record(const std::string& percent_a, const std::string& out) {
+    auto r = run({sonde_bin(), "record", "-q", "-g", "-o", *dir_ / out, "--", *dir_ / "two_mix", "0.6", percent_a});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static std::string path(const std::string& name) { return *dir_ / name; }
+  static RunResult push(const std::string& file, const std::string& db, const std::string& host, int64_t start) {
+    return run({sonde_bin(), "push", "-i", path(file), "--to", server_->url(db), "--service", "api", "--host", host,
+                "--start", std::to_string(start), "--label", "team=core"});
+  }
+  static uint64_t total(const std::string& db, const std::string& where = "1") {
+    return std::stoull(server_->query("SELECT sum(count) FROM " + db + ".sonde_samples FINAL WHERE " + where));
+  }
+  // The report's rows and its "# Samples" / "# Event count" lines.
+  static std::vector<std::string> report_rows(const std::string& input) {
+    auto r = run({sonde_bin(), "report", "-i", input, "--no-children", "-n"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> out;
+    for (const auto& l : lines(r.out))
+      if (!l.empty() && (l[0] != '#' || l.starts_with("# Samples") || l.starts_with("# Event count"))) out.push_back(l);
+    return out;
+  }
+  static int64_t now() { return int64_t(::time(nullptr)); }
+  static TempDir* dir_;
+  static ClickHouseServer* server_;
+};
+TempDir* Fleet::dir_ = nullptr;
+ClickHouseServer* Fleet::server_ = nullptr;
+
+TEST_F(Fleet, StoreReportEqualsTheFilesReport) {
+  auto p = push("base.data", "one", "web-1", now() - 600);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(std::regex_search(p.err, std::regex("sonde push: .*: [0-9]+ samples in [0-9]+ rows"))) << p.err;
+  auto file = report_rows(path("base.data"));
+  auto store = report_rows(server_->url("one") + "?service=api&host=web-*");
+  ASSERT_GE(file.size(), 4u);
+  EXPECT_EQ(first_difference(fmt::format("{}", fmt::join(store, "\n")), fmt::format("{}", fmt::join(file, "\n"))), "");
+}
+
+TEST_F(Fleet, PushingTwiceDoesNotDoubleCounts) {
+  ASSERT_EQ(push("base.data", "twice", "web-1", now() - 600).exit_code, 0);
+  const uint64_t once = total("twice");
+  ASSERT_GT(once, 0u);
+  ASSERT_EQ(push("base.data", "twice", "web-1", now() - 600).exit_code, 0);
+  EXPECT_EQ(total("twice"), once);
+  // Stacks are stored once each.
+  EXPECT_EQ(server_->query("SELECT count() - uniqExact(stack_id) FROM twice.sonde_stacks FINAL"), "0\n");
+}
+
+TEST_F(Fleet, TwoHostsSumAndADiffOfTwoRangesShowsWhatGrew) {
+  ASSERT_EQ(push("base.data", "two", "web-1", now() - 3 * 3600).exit_code, 0);
+  ASSERT_EQ(push("new.data", "two", "web-2", now() - 1200).exit_code, 0);
+  const uint64_t h1 = total("two", "host = 'web-1'"), h2 = total("two", "host = 'web-2'");
+  ASSERT_GT(h1, 0u);
+  ASSERT_GT(h2, 0u);
+  // The fleet report counts both hosts' samples.
+  auto all = report_rows(server_->url("two") + "?service=api");
+  ASSERT_FALSE(all.empty());
+  const uint64_t period = std::stoull(server_->query("SELECT sum(period) FROM two.sonde_samples FINAL"));
+  const uint64_t p1 = std::stoull(server_->query("SELECT sum(period) FROM two.sonde_samples FINAL WHERE host = 'web-1'"));
+  EXPECT_GT(period, p1);
+  ASSERT_GE(all.size(), 2u);
+  EXPECT_EQ(all[1], "# Event count (approx.): " + std::to_string(period));
+  auto labelled = report_rows(server_->url("two") + "?label.team=core&since=4h");
+  ASSERT_FALSE(labelled.empty());
+  EXPECT_EQ(labelled[0], all[0]);
+  // Before the deploy (older than 2 h) against the last hour: mix_b grew.
+  auto d = run({sonde_bin(), "diff", server_->url("two") + "?until=2h", server_->url("two") + "?since=1h",
+                "--format", "json"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_TRUE(std::regex_search(d.out, std::regex("\"sym\": *\"mix_b\""))) << d.out;
+  auto t = run({sonde_bin(), "diff", server_->url("two") + "?until=2h", server_->url("two") + "?since=1h"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_TRUE(std::regex_search(t.out, std::regex("\\+[0-9.]+%  two_mix +\\[\\.\\] mix_b"))) << t.out;
+  // convert reads the store too.
+  auto c = run({sonde_bin(), "convert", "-i", server_->url("two") + "?host=web-2", "--to", "folded", "-o", "-"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find("mix_b"), std::string::npos) << c.out;
+}
+
+TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+    std::string message;
+  };
+  const std::string db = server_->url("bad");
+  const std::vector<Case> cases = {
+      {{"push", "-i", path("base.data"), "--to", "clickhouse://127.0.0.1:1"}, 2, "no database"},
+      {{"push", "-i", path("base.data"), "--to", db, "--label", "team"}, 2, "--label 'team' is not KEY=VALUE"},
+      {{"push", "-i", path("base.data"), "--to", "clickhouse://127.0.0.1:70000/x"}, 2, "port '70000'"},
+      {{"push", "-i", path("base.data")}, 2, "--to clickhouse://HOST:PORT/DB is required"},
+      {{"report", "-i", db + "?colour=red"}, 2, "unknown parameter 'colour'"},
+      {{"report", "-i", db + "?since=yesterday"}, 2, "since='yesterday' is not a duration"},
+      {{"report", "-i", db, "--stats"}, 2, "need a recording, not a store"},
+      {{"convert", "-i", db, "--to", "perf", "-o", path("x.data")}, 2, "needs a recording, not a store"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {sonde_bin()};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    auto r = run(argv);
+    EXPECT_EQ(r.exit_code, c.code) << c.args[0] << " " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines_with(r.err, ""), 1u) << r.err;
+  }
+}
+
+TEST_F(Fleet, AStoreThatIsDownOrRejectsTheBatchIsOneRuntimeLine) {
+  // Nothing listens on port 1.
+  auto down = run({sonde_bin(), "push", "-i", path("base.data"), "--to", "clickhouse://127.0.0.1:1/x", "--attempts", "2"});
+  EXPECT_EQ(down.exit_code, 1);
+  EXPECT_NE(down.err.find("unreachable"), std::string::npos) << down.err;
+  EXPECT_EQ(count_lines_with(down.err, ""), 1u) << down.err;
+  // A table of another shape: the store rejects the batch; nothing stored
+  // is claimed.
+  server_->query("CREATE DATABASE IF NOT EXISTS rejecting");
+  server_->query("CREATE TABLE rejecting.sonde_samples (x UInt8) ENGINE = Memory");
+  auto rejected = run({sonde_bin(), "push", "-i", path("base.data"), "--to", server_->url("rejecting"), "--attempts", "1"});
+  EXPECT_EQ(rejected.exit_code, 1);
+  EXPECT_TRUE(std::regex_search(rejected.err, std::regex("batch 1 of 1 failed after 1 attempts .*rejected.*; 0 of [0-9]+ "
+                                                         "rows \\(0 of [0-9]+ samples\\) stored; pushing again is safe")))
+      << rejected.err;
+  EXPECT_EQ(count_lines_with(rejected.err, ""), 1u) << rejected.err;
+  // A reader of a store that is down.
+  auto r = run({sonde_bin(), "report", "-i", "clickhouse://127.0.0.1:1/x"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unreachable"), std::string::npos) << r.err;
+}
+
+// Starts argv with stderr to `err_file`; returns its pid.
+pid_t start_process(const std::vector<std::string>& argv, const std::string& err_file) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    FILE* f = std::freopen(err_file.c_str(), "w", stderr);
+    (void)f;
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Copies the recordings in as rotated files, as record --switch-output names them.
+void rotate_in(const std::string& dir, const std::vector<std::string>& files) {
+  std::filesystem::create_directories(dir);
+  int n = 1;
+  for (const auto& f : files)
+    std::filesystem::copy_file(f, fmt::format("{}/prof.data.20261206000000{:02}", dir, n++));
+}
+
+TEST_F(Fleet, AgentKeepsFilesWhileTheStoreIsDownThenPushesThemAll) {
+  ASSERT_EQ(push("base.data", "expect", "a", now() - 600).exit_code, 0);
+  ASSERT_EQ(push("new.data", "expect", "a", now() - 300).exit_code, 0);
+  const uint64_t expected = total("expect");
+  const std::string cont = *dir_ / "cont";
+  rotate_in(cont, {path("base.data"), path("new.data")});
+  server_->stop();
+  const std::string err = *dir_ / "agent.err";
+  pid_t agent = start_process({sonde_bin(), "agent", "-o", cont + "/prof.data", "--to", server_->url("cont"), "--host",
+                               "a", "--drain", "--max-backoff", "1"},
+                              err);
+  ASSERT_GT(agent, 0);
+  // Waits (bounded) for the agent to say the store is down.
+  for (int i = 0; i < 600 && read_text(err).find("the store is down") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_NE(read_text(err).find("2 files wait"), std::string::npos) << read_text(err);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cont), std::filesystem::directory_iterator()), 2);
+  ASSERT_TRUE(server_->start()) << server_->error();
+  int status = 0;
+  ASSERT_EQ(::waitpid(agent, &status, 0), agent);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(err);
+  const std::string log = read_text(err);
+  EXPECT_NE(log.find("the store is back"), std::string::npos) << log;
+  EXPECT_NE(log.find("2 files pushed (" + std::to_string(expected) + " samples"), std::string::npos) << log;
+  EXPECT_EQ(total("cont"), expected);
+  EXPECT_TRUE(std::filesystem::is_empty(cont));
+}
+
+TEST_F(Fleet, AgentBesideARotatingRecordPushesEveryFileAsItCloses) {
+  const std::string dir = *dir_ / "live";
+  std::filesystem::create_directories(dir);
+  pid_t rec = start_process({sonde_bin(), "record", "-q", "-g", "--switch-output=1s", "-o", dir + "/prof.data", "--",
+                             path("two_mix"), "2.5", "50"},
+                            *dir_ / "record.err");
+  ASSERT_GT(rec, 0);
+  auto r = run({sonde_bin(), "agent", "-o", dir + "/prof.data", "--to", server_->url("live"), "--host", "h", "--pid",
+                std::to_string(rec), "--drain", "--keep"});
+  int status = 0;
+  ASSERT_EQ(::waitpid(rec, &status, 0), rec);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(*dir_ / "record.err");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Every rotated file was pushed, and the store holds their samples.
+  const size_t files = std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator());
+  EXPECT_GE(files, 2u);
+  EXPECT_NE(r.err.find(std::to_string(files) + " files pushed (" + std::to_string(total("live")) + " samples"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(Fleet, AgentRemovesAndCountsFilesBeyondMaxFiles) {
+  const std::string dir = *dir_ / "max";
+  rotate_in(dir, {path("base.data"), path("new.data"), path("base.data")});
+  auto r = run({sonde_bin(), "agent", "-o", dir + "/prof.data", "--to", server_->url("max"), "--drain",
+                "--switch-max-files", "2"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("removed " + dir + "/prof.data.2026120600000001 unpushed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("2 files pushed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 removed unpushed"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,102 @@
+// The fleet module without a server: store URLs, query parameters into SQL,
+// TabSeparated and chunked answers, labels, and stacks through the codec.
+#include <gtest/gtest.h>
+
+#include "analysis/profile.h"
+#include "fleet/clickhouse.h"
+#include "fleet/fleet_query.h"
+#include "fleet/http_client.h"
+#include "fleet/push.h"
+#include "fleet/stack_codec.h"
+#include "fleet/store_url.h"
+#include "util/error.h"
+
+using namespace sonde;
+using namespace sonde::fleet;
+
+namespace {
+
+std::string usage_message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind() == ErrorKind::Usage ? e.what() : std::string("runtime: ") + e.what();
+  }
+  return "no error";
+}
+
+TEST(FleetUrl, ParsesHostPortDatabaseAndParameters) {
+  auto u = parse_store_url("clickhouse://127.0.0.1:8124/prof?service=api&host=web-%2A&label.zone=eu");
+  EXPECT_EQ(u.host, "127.0.0.1");
+  EXPECT_EQ(u.port, 8124);
+  EXPECT_EQ(u.database, "prof");
+  EXPECT_EQ(u.params.at("host"), "web-*");
+  EXPECT_EQ(u.params.at("label.zone"), "eu");
+  EXPECT_EQ(parse_store_url("clickhouse://db.local/p").port, 8123);
+}
+
+TEST(FleetUrl, RejectsWhatIsNotAStore) {
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://127.0.0.1:8123"); }).find("no database"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://127.0.0.1:8123/"); }).find("no database"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h:0/d"); }).find("port '0'"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h/d;drop"); }).find("not a name"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h/d?novalue"); }).find("not KEY=VALUE"), std::string::npos);
+}
+
+TEST(FleetQuery, ParametersBecomeConditions) {
+  auto u = parse_store_url("clickhouse://h/d?host=web-*&service=api&since=2h&until=600&label.zone=e?");
+  const std::string w = where_clause(u, 10000);
+  EXPECT_NE(w.find("match(host, '^web-.*$')"), std::string::npos) << w;
+  EXPECT_NE(w.find("service = 'api'"), std::string::npos) << w;
+  EXPECT_NE(w.find("bucket >= toDateTime(2800)"), std::string::npos) << w;
+  EXPECT_NE(w.find("bucket < toDateTime(600)"), std::string::npos) << w;
+  EXPECT_NE(w.find("match(label_values[indexOf(label_keys, 'zone')], '^e.$')"), std::string::npos) << w;
+  EXPECT_EQ(glob_to_regex("a.b*"), "^a\\.b.*$");
+  EXPECT_EQ(ClickHouse::quote("it's \\"), "'it\\'s \\\\'");
+  EXPECT_NE(usage_message([&] { where_clause(parse_store_url("clickhouse://h/d?x=1"), 0); }).find("unknown parameter 'x'"),
+            std::string::npos);
+  EXPECT_NE(usage_message([] { parse_time_param("since", "2w", 0); }).find("not a duration"), std::string::npos);
+}
+
+TEST(FleetAnswers, TabSeparatedAndChunked) {
+  auto rows = parse_tsv("a\\tb\tc\\\\d\n1\t\n");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][0], "a\tb");
+  EXPECT_EQ(rows[0][1], "c\\d");
+  EXPECT_EQ(rows[1].size(), 2u);
+  EXPECT_EQ(decode_chunked("3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), "abcde");
+  EXPECT_NE(usage_message([] { decode_chunked("ff\r\nabc"); }).find("cut short"), std::string::npos);
+  EXPECT_EQ(url_encode("a b&c"), "a%20b%26c");
+}
+
+TEST(FleetLabels, KeyEqualsValue) {
+  EXPECT_EQ(parse_label("zone=eu-1"), std::make_pair(std::string("zone"), std::string("eu-1")));
+  EXPECT_EQ(parse_label("k="), std::make_pair(std::string("k"), std::string()));
+  EXPECT_NE(usage_message([] { parse_label("zone"); }).find("not KEY=VALUE"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_label("=x"); }).find("not KEY=VALUE"), std::string::npos);
+}
+
+TEST(FleetStacks, EncodeDecodeKeepsFramesAndSharesPrefixes) {
+  analysis::Profile p;
+  p.mappings.push_back({0x1000, 0x2000, 0, p.intern("/bin/app"), p.intern("abcd"), false, 0});
+  p.functions.push_back({p.intern("main"), p.intern("main"), 0, 0, true});
+  p.functions.push_back({p.intern("work"), p.intern("_Z4workv"), 0, 0, true});
+  p.locations.push_back({0, 0x1100, 0x100, 0, 0x10, false, {}});
+  p.locations.push_back({0, 0x1200, 0x200, 1, 0x8, false, {}});
+  p.nodes.push_back({UINT32_MAX, 0, 0});
+  p.nodes.push_back({0, 1, 1});
+  auto frames = encode_stack(p, 1);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_NE(stack_hash(frames), stack_hash(encode_stack(p, 0)));
+  analysis::Profile q;
+  StackDecoder d(q);
+  const uint32_t leaf = d.add_stack(frames);
+  const uint32_t root = d.add_stack(encode_stack(p, 0));
+  EXPECT_EQ(q.nodes.size(), 2u);  // the root node is shared
+  EXPECT_EQ(q.nodes[leaf].parent, root);
+  EXPECT_EQ(encode_stack(q, leaf), frames);
+  EXPECT_EQ(d.add_stack({"broken"}), UINT32_MAX);
+  EXPECT_EQ(d.bad_frames(), 1u);
+}
+
+}  // namespace
