@@ -134,7 +134,7 @@ PushBatch collect_rows(const std::string& input, Symbolizer& symbolizer, const P
     SampleRow r;
     r.bucket = uint32_t(std::max<int64_t>(0, wall) / o.bucket_seconds * o.bucket_seconds);
     const auto& ev = p.events[ps.event];
-    r.event = ev.name, r.event_unit = ev.unit, r.sample_type = ev.sample_type, r.attr_index = ev.attr_index;
+    r.event = ev.name, r.event_unit = std::string(ev.unit()), r.sample_type = ev.sample_type, r.attr_index = ev.attr_index;
     r.build_id = root_build_id(p, ps.stack);
     r.comm = std::string(p.str(ps.comm));
     r.pid = ps.pid, r.tid = ps.tid, r.cpu = ps.cpu, r.stack_id = it->second;
