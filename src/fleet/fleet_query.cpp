@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 
 #include "fleet/clickhouse.h"
@@ -102,8 +103,8 @@ std::string where_clause(const StoreUrl& url, int64_t now_unix) {
     if (auto c = columns.find(key); c != columns.end()) {
       where += " AND " + condition(c->second, value);
     } else if (key == "since" || key == "until") {
-      where += " AND bucket " + std::string(key == "since" ? ">=" : "<") + " toDateTime(" +
-               std::to_string(parse_time_param(key, value, now_unix)) + ")";
+      where += fmt::format(" AND bucket {} toDateTime({})", key == "since" ? ">=" : "<",
+                           parse_time_param(key, value, now_unix));
     } else if (key.starts_with("label.") && key.size() > 6) {
       where += " AND " + condition("label_values[indexOf(label_keys, " + ClickHouse::quote(key.substr(6)) + ")]", value);
     } else {

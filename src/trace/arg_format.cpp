@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include "util/text_join.h"
 
 namespace sonde::trace {
 
@@ -21,10 +22,10 @@ struct Bit {
 std::string bit_names(uint64_t v, std::initializer_list<Bit> bits, std::string out = "") {
   for (const auto& b : bits) {
     if ((v & b.mask) != b.mask) continue;
-    out += (out.empty() ? "" : "|") + std::string(b.name);
+    append_separated(out, "|", b.name);
     v &= ~b.mask;
   }
-  if (v) out += (out.empty() ? "" : "|") + fmt::format("{:#x}", v);
+  if (v) append_separated(out, "|", fmt::format("{:#x}", v));
   return out;
 }
 

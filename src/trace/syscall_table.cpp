@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "util/error.h"
+#include "util/text_join.h"
 
 namespace sonde::trace {
 
@@ -102,7 +103,7 @@ std::vector<uint32_t> select_syscalls(std::string_view list) {
     if (!any) {
       auto near = nearest_syscall_names(item, 3);
       std::string hint;
-      for (const auto& n : near) hint += (hint.empty() ? "" : ", ") + n;
+      for (const auto& n : near) append_separated(hint, ", ", n);
       throw_usage("unknown syscall '{}' (nearest: {})", item, hint);
     }
   }
