@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "kernel/process_limits.h"
 #include "record/cpu_list.h"
 #include "number_options.h"
 #include "reading_options.h"
@@ -130,6 +131,9 @@ void run(const StatArgs& a, bool record, int& exit_code) {
   if (record) o.record_path = a.record_output;
   TextOutput out;
   open_text_output(out, record ? "" : a.output, a.append, a.quiet);
+  // One fd per event, CPU and thread: -a --per-thread opens thousands. As
+  // perf, the soft limit is raised to the hard one (the CLI's to change).
+  kernel::raise_open_file_limit();
   exit_code = stat::run_stat(o, out.file);
 }
 

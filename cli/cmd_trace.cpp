@@ -39,6 +39,7 @@ trace::TraceOptions trace_options(const TraceArgs& a) {
   o.input = a.input;
   o.output = a.output;
   o.cmdline = own_cmdline();
+  o.terminal = stderr;  // perf trace writes its lines to stderr
   return o;
 }
 

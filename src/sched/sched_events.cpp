@@ -76,6 +76,22 @@ char task_state_char(uint64_t prev_state) {
   return i < sizeof kStates - 1 ? kStates[i] : '?';
 }
 
+// An event's decoder (its kind and fields), from the tracing data, read once.
+static const Decoder& decoder_for(const format::EventInfo* event, analysis::RecordingWalker& walker,
+                                  std::unordered_map<uint64_t, format::TracepointFormat>& formats,
+                                  std::unordered_map<const format::EventInfo*, Decoder>& decoders) {
+  auto it = decoders.find(event);
+  if (it != decoders.end()) return it->second;
+  if (formats.empty()) formats = format::parse_tracing_data(walker.session().tracing_data());
+  Decoder d;
+  if (event && event->attr.type == kTracepointType)
+    if (auto f = formats.find(event->attr.config); f != formats.end()) {
+      d.kind = kind_of(f->second);
+      for (const auto& field : f->second.fields) d.fields.emplace(field.name, field);
+    }
+  return decoders.emplace(event, std::move(d)).first->second;
+}
+
 SchedWalk walk_sched_events(const std::string& input,
                             const std::function<void(const SchedEvent&, const ThreadInfo&)>& on_event,
                             const std::function<void(const ThreadInfo&)>& on_end) {
@@ -134,26 +150,16 @@ SchedWalk walk_sched_events(const std::string& input,
   walker.run([&](const format::Sample& s) {
     note_pid(s.tid, static_cast<int32_t>(s.pid));
     ++walk.samples;
-    auto it = decoders.find(s.event);
-    if (it == decoders.end()) {
-      if (formats.empty()) formats = format::parse_tracing_data(walker.session().tracing_data());
-      Decoder d;
-      if (s.event && s.event->attr.type == kTracepointType)
-        if (auto f = formats.find(s.event->attr.config); f != formats.end()) {
-          d.kind = kind_of(f->second);
-          for (const auto& field : f->second.fields) d.fields.emplace(field.name, field);
-        }
-      it = decoders.emplace(s.event, std::move(d)).first;
-    }
+    const Decoder& dec = decoder_for(s.event, walker, formats, decoders);
     // perf's MAX_CPUS: the views keep per-CPU state, a damaged CPU field must not size it.
-    if (!it->second.kind || s.cpu >= kMaxCpus) return;
+    if (!dec.kind || s.cpu >= kMaxCpus) return;
     SchedEvent ev;
-    ev.kind = *it->second.kind;
+    ev.kind = *dec.kind;
     ev.time = s.time;
     ev.cpu = s.cpu;
     ev.sample_pid = s.pid;
     ev.tid = s.tid;
-    if (!decode(it->second, s.raw, ev)) return;
+    if (!decode(dec, s.raw, ev)) return;
     // A task first named by a wakeup or a migration is a thread of pid 0 for
     // perf until a FORK replaces it (its samples do not change that).
     if (ev.kind != SchedEvent::Switch && ev.kind != SchedEvent::Runtime && ev.kind != SchedEvent::Fork)

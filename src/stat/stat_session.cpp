@@ -19,6 +19,7 @@
 #include "stat/stat_events.h"
 #include "stat/stat_stream.h"
 #include "util/error.h"
+#include "util/diagnostics.h"
 
 namespace sonde::stat {
 
@@ -245,8 +246,7 @@ RunResult run_once(Context& ctx, CountTable& table, const StopSignals& sig, bool
   fill_sdt(ctx, table);
   if (sdt) {
     sdt->detach();
-    if (sdt->lost()) std::fprintf(stderr, "sonde: %lu SDT hits lost (ring buffers full): those counts are low\n",
-                                  static_cast<unsigned long>(sdt->lost()));
+    if (sdt->lost()) warn("{} SDT hits lost (ring buffers full): those counts are low", sdt->lost());
     ctx.sdt = nullptr;
   }
   if (w) {
@@ -318,13 +318,6 @@ AggrMode check_options(const StatOptions& o) {
 
 int run_stat(const StatOptions& o, std::FILE* out) {
   AggrMode mode = check_options(o);
-  // One fd per event, CPU and thread: -a --per-thread opens thousands. As
-  // perf, raise the soft limit to the hard one.
-  rlimit nofile;
-  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
-    nofile.rlim_cur = nofile.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &nofile);
-  }
   if (!o.cpu_list.empty()) record::parse_cpu_list(o.cpu_list);  // a usage error before anything runs
   CountTable table;
   table.events = o.events.empty() ? default_events(counts_cpus(o)) : parse_stat_events(o.events);

@@ -33,6 +33,7 @@
 #include "util/byte_reader.h"
 #include "util/error.h"
 #include "util/fd.h"
+#include "util/diagnostics.h"
 
 namespace sonde::trace {
 
@@ -195,14 +196,16 @@ record::RecordOptions recorder_options(const TraceOptions& o, const TracerOption
 }
 
 struct Output {
-  std::FILE* file = stderr;
-  explicit Output(const std::string& path) {
+  std::FILE* file = nullptr;
+  bool owned = false;
+  Output(const std::string& path, std::FILE* terminal) : file(terminal) {
     if (path.empty()) return;
+    owned = true;
     file = std::fopen(path.c_str(), "w");
     if (!file) throw_runtime("cannot create '{}': {}", path, errno_text(errno));
   }
   ~Output() {
-    if (file != stderr) std::fclose(file);
+    if (owned) std::fclose(file);
   }
 };
 
@@ -227,11 +230,9 @@ void replay(format::RecordReader& reader, const TracerOptions& topts, SyscallSig
   }
   std::fflush(out);
   if (walker.stats().lost_samples)
-    std::fprintf(stderr, "sonde trace: %llu events lost (the kernel's buffers were full)\n",
-                 static_cast<unsigned long long>(walker.stats().lost_samples));
+    warn("{} events lost (the kernel's buffers were full)", walker.stats().lost_samples);
   if (dispatch.malformed())
-    std::fprintf(stderr, "sonde trace: %llu malformed raw_syscalls samples skipped\n",
-                 static_cast<unsigned long long>(dispatch.malformed()));
+    warn("{} malformed raw_syscalls samples skipped", dispatch.malformed());
 }
 
 }  // namespace
@@ -251,7 +252,7 @@ int run_trace(const TraceOptions& o) {
   SyscallSignatures signatures(SyscallSignatures::find_events_dir());
   if (!o.input.empty()) {
     auto reader = analysis::open_input(o.input);
-    Output out(o.output);
+    Output out(o.output, o.terminal);
     replay(*reader, topts, signatures, o, out.file, nullptr);
     return 0;
   }
@@ -269,7 +270,7 @@ int run_trace(const TraceOptions& o) {
   SyscallStringsExtension* strings_ext = strings.get();
   r.extensions.push_back(std::move(strings));
   r.monotonic_clock = true;
-  Output out(o.output);
+  Output out(o.output, o.terminal);
   StopOnSignal signals(stop.get());
   std::exception_ptr failure;
   record::RecordSummary summary;
@@ -297,9 +298,9 @@ int run_trace(const TraceOptions& o) {
   recorder.join();
   if (failure) std::rethrow_exception(failure);
   if (!strings_ext->unavailable().empty())
-    std::fprintf(stderr, "sonde trace: path names not read (%s)\n", strings_ext->unavailable().c_str());
+    warn("path names not read ({})", strings_ext->unavailable());
   if (uint64_t n = strings_ext->lost())
-    std::fprintf(stderr, "sonde trace: %llu path names lost (BPF ring buffer full)\n", static_cast<unsigned long long>(n));
+    warn("{} path names lost (BPF ring buffer full)", n);
   return summary.exit_status;
 }
 
@@ -314,7 +315,7 @@ int record_trace(const TraceOptions& o, const std::string& output) {
   }
   r.output = output;
   const int status = record::record_file_mode(std::move(r)).exit_status;
-  std::fprintf(stderr, "sonde trace record: wrote %s\n", output.c_str());
+  note("wrote {}", output);
   return status;
 }
 

@@ -3,6 +3,8 @@
 // replayed from a recording (-i), or only recorded (`trace record`).
 #pragma once
 
+#include <cstdio>
+
 #include <sys/types.h>
 
 #include <cstdint>
@@ -16,6 +18,7 @@ struct TraceOptions {
   std::vector<pid_t> pids;            // -p
   bool system_wide = false;           // -a
   std::vector<std::string> command;   // -- CMD ARGS
+  std::FILE* terminal = nullptr;      // where lines go without -o (the CLI's stderr, as perf trace)
   bool summary_only = false;          // -s
   bool summary = false;               // -S: lines and the summary
   std::string duration;               // --duration MS ("" = none)
