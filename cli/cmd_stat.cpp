@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "event_filters.h"
 #include "kernel/process_limits.h"
 #include "record/cpu_list.h"
 #include "number_options.h"
@@ -20,7 +21,7 @@ namespace sonde::cli {
 namespace {
 
 struct StatArgs {
-  std::vector<std::string> events;
+  std::vector<std::string> events, filters;
   bool system_wide = false, per_thread = false, no_aggr = false, per_core = false, per_socket = false, per_die = false, per_node = false, no_merge = false;
   std::string cpus, pids, tids, csv_sep, output;
   int interval = 0, repeat = 1;
@@ -48,6 +49,7 @@ void add_counting_options(CLI::App* cmd, StatArgs& a) {
                   "Events, repeatable, comma lists: task-clock, cs, page-faults:u, {a,b} groups, tracepoints "
                   "(globs: 'syscalls:sys_enter_*'); default: perf's set")
       ->allow_extra_args(false);
+  add_filter_option(cmd, a.filters);
   cmd->add_flag("-a,--all-cpus", a.system_wide, "Count every CPU (system-wide)");
   cmd->add_option("-C,--cpu", a.cpus, "Count these CPUs only, e.g. 0,2-3");
   cmd->add_option("-p,--pid", a.pids, "Count existing processes PID[,PID...]");
@@ -78,10 +80,11 @@ stat::PrintConfig print_config(const StatArgs& a) {
   return p;
 }
 
-stat::StatOptions stat_options(const StatArgs& a) {
+stat::StatOptions stat_options(const StatArgs& a, const CLI::App& cmd) {
   if (a.interval < 0) throw_usage("invalid -I '{}': expected milliseconds >= 1 (0: off)", a.interval);
   stat::StatOptions o;
   o.events = a.events;
+  o.event_filters = filters_per_event(cmd, a.filters);
   o.system_wide = a.system_wide;
   o.cpu_list = a.cpus;
   if (!a.pids.empty()) o.pids = record::parse_pid_list("-p", a.pids);
@@ -124,9 +127,9 @@ void open_text_output(TextOutput& t, const std::string& path, bool append, bool 
   std::fprintf(t.file, "# started on %s\n", std::ctime(&now));
 }
 
-void run(const StatArgs& a, bool record, int& exit_code) {
+void run(const StatArgs& a, const CLI::App& cmd, bool record, int& exit_code) {
   std::setlocale(LC_NUMERIC, "");  // perf's %' thousands separators follow the locale
-  stat::StatOptions o = stat_options(a);
+  stat::StatOptions o = stat_options(a, cmd);
   stat::check_options(o);
   if (record) o.record_path = a.record_output;
   TextOutput out;
@@ -142,7 +145,7 @@ void register_stat_record(CLI::App* stat_cmd, int& exit_code) {
   auto* cmd = stat_cmd->add_subcommand("record", "Count as stat does and write the counts into a pipe-mode stream");
   add_counting_options(cmd, *a);
   cmd->add_option("-o,--output", a->record_output, "Stream to write, - for standard output")->capture_default_str();
-  cmd->callback([a, &exit_code] { run(*a, true, exit_code); });
+  cmd->callback([a, cmd, &exit_code] { run(*a, *cmd, true, exit_code); });
 }
 
 void register_stat_report(CLI::App* stat_cmd) {
@@ -178,7 +181,7 @@ void register_stat(CLI::App& app, int& exit_code) {
   // No footer here: the man page generator reads every line after
   // "Subcommands:" as a subcommand. Exit statuses: docs/stat.md.
   cmd->callback([a, cmd, &exit_code] {
-    if (cmd->get_subcommands().empty()) run(*a, false, exit_code);
+    if (cmd->get_subcommands().empty()) run(*a, *cmd, false, exit_code);
   });
 }
 

@@ -26,6 +26,7 @@ struct CounterEvent {
   bool supported = true;  // false: the kernel refused it (<not supported>)
   int group_leader = -1;  // index of its {group}'s leader, -1 when alone
   std::string sdt_spec;   // "%provider:event": counted by BPF, not perf_event_open
+  std::string filter;     // --filter: the kernel counts only the hits it accepts (tracepoints)
 
   // task-clock and cpu-clock: the rate denominators, and "CPUs utilized".
   bool is_clock() const;

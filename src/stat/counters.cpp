@@ -63,6 +63,17 @@ std::vector<ThreadEntry> all_threads() {
   return out;
 }
 
+namespace {
+
+// --filter: the kernel tests each hit before it is counted.
+void set_filter(int fd, const CounterEvent& ev) {
+  if (ev.filter.empty()) return;
+  if (::ioctl(fd, kPerfEventIocSetFilter, ev.filter.c_str()) != 0)
+    throw_usage("cannot set filter '{}' on event '{}': {}", ev.filter, ev.name, errno_text(errno));
+}
+
+}  // namespace
+
 void Counters::open(CountTable& table, const StatTarget& target) {
   if (!target.cpus.empty()) {
     table.cpus = target.cpus;
@@ -88,6 +99,7 @@ void Counters::open(CountTable& table, const StatTarget& target) {
                                               kPerfFlagFdCloexec);
         if (f >= 0) {
           fds_[(e * ncpus_ + c) * nthreads_ + t].reset(f);
+          set_filter(f, ev);
           continue;
         }
         int err = errno;

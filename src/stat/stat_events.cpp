@@ -83,6 +83,16 @@ void add_group(const std::string& item, std::vector<CounterEvent>& out) {
     for (size_t i = leader; i < out.size(); ++i) out[i].group_leader = leader;
 }
 
+// perf's --filter: it applies to the events of the last item of the -e
+// before it (every tracepoint a glob matched), and only tracepoints take it.
+void set_filter(const std::string& filter, const std::string& arg, size_t first, std::vector<CounterEvent>& out) {
+  for (size_t i = first; i < out.size(); ++i) {
+    if (out[i].attr.type != PERF_TYPE_TRACEPOINT)
+      throw_usage("--filter '{}' follows '-e {}', and '{}' is not a tracepoint", filter, arg, out[i].name);
+    out[i].filter = filter;
+  }
+}
+
 }  // namespace
 
 std::vector<CounterEvent> default_events(bool system_wide) {
@@ -99,13 +109,17 @@ std::vector<CounterEvent> default_events(bool system_wide) {
   return v;
 }
 
-std::vector<CounterEvent> parse_stat_events(const std::vector<std::string>& args) {
+std::vector<CounterEvent> parse_stat_events(const std::vector<std::string>& args,
+                                            const std::vector<std::string>& filters) {
   std::vector<CounterEvent> out;
-  for (const auto& arg : args) {
-    for (const auto& item : split_top_level(arg)) {
+  for (size_t a = 0; a < args.size(); ++a) {
+    size_t last_item_start = out.size();
+    for (const auto& item : split_top_level(args[a])) {
+      last_item_start = out.size();
       if (!item.empty() && item[0] == '{') add_group(item, out);
       else add_item(item, "", out);
     }
+    if (a < filters.size() && !filters[a].empty()) set_filter(filters[a], args[a], last_item_start, out);
   }
   return out;
 }

@@ -17,8 +17,11 @@ std::vector<CounterEvent> default_events(bool system_wide);
 // Parses repeated -e values. A value is a comma list whose items are events
 // or `{a,b,...}[:mods]` groups (the modifiers apply to every member).
 // Throws a usage error (one line) on an unknown event, an unknown modifier
-// or an unbalanced brace.
-std::vector<CounterEvent> parse_stat_events(const std::vector<std::string>& args);
+// or an unbalanced brace. `filters[i]` (perf's --filter after the i-th -e;
+// empty: none) goes to the events of that value's last item, which must be
+// tracepoints (else a usage error).
+std::vector<CounterEvent> parse_stat_events(const std::vector<std::string>& args,
+                                            const std::vector<std::string>& filters = {});
 
 // Sets the counting attr bits perf stat sets: read_format with the enabled
 // and running times, disabled until started, inherit unless `no_inherit`,

@@ -320,7 +320,7 @@ int run_stat(const StatOptions& o, std::FILE* out) {
   AggrMode mode = check_options(o);
   if (!o.cpu_list.empty()) record::parse_cpu_list(o.cpu_list);  // a usage error before anything runs
   CountTable table;
-  table.events = o.events.empty() ? default_events(counts_cpus(o)) : parse_stat_events(o.events);
+  table.events = o.events.empty() ? default_events(counts_cpus(o)) : parse_stat_events(o.events, o.event_filters);
   StatPrinter printer(out, o.print);
   Context ctx{o, mode, printer, out == nullptr, nullptr, nullptr, {}, nullptr, 0};
   for (const auto& e : table.events)
@@ -334,13 +334,20 @@ int run_stat(const StatOptions& o, std::FILE* out) {
   std::vector<RunStats> per_event;
   RunStats wall;
   RunResult last;
-  for (int run = 0; run < o.repeat; ++run) {
-    last = run_once(ctx, table, sig, run == 0);
-    wall.add(static_cast<double>(last.wall_ns));
-    add_run(sum, aggregate(table, mode));
-    Aggregated global = aggregate(table, AggrMode::Global);
-    per_event.resize(table.events.size());
-    for (size_t e = 0; e < table.events.size(); ++e) per_event[e].add(global.counts[0][e].val);
+  try {
+    for (int run = 0; run < o.repeat; ++run) {
+      last = run_once(ctx, table, sig, run == 0);
+      wall.add(static_cast<double>(last.wall_ns));
+      add_run(sum, aggregate(table, mode));
+      Aggregated global = aggregate(table, AggrMode::Global);
+      per_event.resize(table.events.size());
+      for (size_t e = 0; e < table.events.size(); ++e) per_event[e].add(global.counts[0][e].val);
+    }
+  } catch (const Error& e) {
+    // A usage error the kernel finds when counting starts (a --filter it
+    // refuses) leaves no stream behind, as one found earlier does.
+    if (e.kind() == ErrorKind::Usage && ctx.stream && o.record_path != "-") ::unlink(o.record_path.c_str());
+    throw;
   }
   if (!out || o.interval_ms) return last.status;
   divide(sum, o.repeat);

@@ -14,6 +14,7 @@ namespace sonde::stat {
 
 struct StatOptions {
   std::vector<std::string> events;  // -e values
+  std::vector<std::string> event_filters;  // --filter of each -e value (empty: none)
   bool system_wide = false;         // -a
   std::string cpu_list;             // -C
   std::vector<int> pids, tids;      // -p, -t

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -40,7 +41,7 @@ TempDir* OffcpuRecord::dir_ = nullptr;
 // `sonde record --off-cpu --off-cpu-thresh 10 -o DATA -- WORKLOAD...`: every
 // 20-50 ms block of the fixture one sample with its own time.
 RunResult record_blocks(const std::string& data, const std::vector<std::string>& workload) {
-  std::vector<std::string> argv = {sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10",
+  std::vector<std::string> argv = {sonde_bin(), "record", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10",
                                    "-o", data, "--"};
   argv.insert(argv.end(), workload.begin(), workload.end());
   return run(argv);
@@ -68,9 +69,20 @@ double total_ms(const std::vector<ScriptSample>& samples, const std::string& com
   return static_cast<double>(ns) / 1e6;
 }
 
+// How many switch-outs the recorder says lost a stack (a stack-map slot
+// held by another stack): their blocks are there, under their thread,
+// without those frames.
+int lost_stacks(const std::string& recorder_err) {
+  std::smatch m;
+  static const std::regex kLost(R"((\d+) switch-outs lost a kernel or user stack)");
+  return std::regex_search(recorder_err, m, kLost) ? std::stoi(m[1]) : 0;
+}
+
 // The three waits, against what the fixture measured itself (5%), and at
 // least what it asked for (the machine may be slower, never faster).
-void expect_fixture_totals(const std::vector<ScriptSample>& samples, const std::map<std::string, double>& measured) {
+// `recorder_err` is the recorder's stderr (not -q: it names lost stacks).
+void expect_fixture_totals(const std::vector<ScriptSample>& samples, const std::map<std::string, double>& measured,
+                           const std::string& recorder_err) {
   const std::string blocked = "offcpu-time";
   double nap = total_ms(samples, "nap", blocked, {"nap", "do_nanosleep", "schedule"});
   double pipe = total_ms(samples, "wait_pipe", blocked, {"wait_pipe", "schedule"});
@@ -82,15 +94,29 @@ void expect_fixture_totals(const std::vector<ScriptSample>& samples, const std::
   double cond = total_ms(samples, "wait_cond", blocked, {"futex_wait", "schedule", "__futex_abstimed_wait_common"});
   // The fixture's clock also counts a preemption between the wake-up and
   // its own end timestamp (a loaded machine): that time is off CPU too, of
-  // the other kind.
-  auto preempted = [&](const char* wait) { return total_ms(samples, wait, "offcpu-time:preempt", {wait}); };
-  EXPECT_NEAR(nap + preempted("nap"), measured.at("nap"), measured.at("nap") * 0.05);
-  EXPECT_NEAR(pipe + preempted("wait_pipe"), measured.at("wait_pipe"), measured.at("wait_pipe") * 0.05);
+  // the other kind. A preemption inside glibc (no frame pointers) has no
+  // frame of the fixture's function, so it is bounded both ways: at most
+  // the thread's preemptions that show the function, at least all of the
+  // thread's time off CPU, whatever its stacks.
+  auto preempted_in = [&](const char* wait) { return total_ms(samples, wait, "offcpu-time:preempt", {wait}); };
+  auto thread_total = [&](const char* wait) {
+    return total_ms(samples, wait, blocked, {}) + total_ms(samples, wait, "offcpu-time:preempt", {});
+  };
+  auto expect_measured = [&](const char* wait, double named, double asked) {
+    const double ms = measured.at(wait);
+    EXPECT_LE(named + preempted_in(wait), ms * 1.05) << wait;
+    EXPECT_GE(thread_total(wait), ms * 0.95) << wait;
+    EXPECT_GE(total_ms(samples, wait, blocked, {}), asked * 0.95) << wait;
+    // Under its function and kernel path: all of it, unless the recorder
+    // said a stack was lost.
+    if (lost_stacks(recorder_err) == 0) {
+      EXPECT_GE(named, asked * 0.95) << wait;
+    }
+  };
+  expect_measured("nap", nap, 500);
+  expect_measured("wait_pipe", pipe, 300);
   EXPECT_NEAR(pipe_read, pipe, 1e-9) << "every wait_pipe block is in the kernel's pipe read";
-  EXPECT_NEAR(cond + preempted("wait_cond"), measured.at("wait_cond"), measured.at("wait_cond") * 0.05);
-  EXPECT_GE(nap, 500 * 0.95);
-  EXPECT_GE(pipe, 300 * 0.95);
-  EXPECT_GE(cond, 200 * 0.95);
+  expect_measured("wait_cond", cond, 200);
 }
 
 TEST_F(OffcpuRecord, FixtureTotalsUnderTheirFunctionsAsSingleSamples) {
@@ -99,21 +125,28 @@ TEST_F(OffcpuRecord, FixtureTotalsUnderTheirFunctionsAsSingleSamples) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "single.data");
-  expect_fixture_totals(samples, fixture_ms(rec.out));
-  size_t naps = 0;
-  for (const auto& s : samples)
-    if (s.comm == "nap" && s.has("do_nanosleep") && s.period >= 10000000) ++naps;
+  expect_fixture_totals(samples, fixture_ms(rec.out), rec.err);
+  // Every nap one sample (a lost stack leaves its time under the thread).
+  size_t naps = 0, named = 0;
+  for (const auto& s : samples) {
+    if (s.comm != "nap" || s.event != "offcpu-time" || s.period < 10000000) continue;
+    ++naps;
+    named += s.has("do_nanosleep");
+  }
   EXPECT_EQ(naps, 10u);
+  if (lost_stacks(rec.err) == 0) {
+    EXPECT_EQ(named, 10u);
+  }
 }
 
 TEST_F(OffcpuRecord, FixtureTotalsWhenSummedInTheKernel) {
   // The default threshold (500 ms): every block is summed per (thread,
   // stacks) in the kernel and written at least every 100 ms.
-  auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "-o", *dir_ / "summed.data", "--", bin()});
+  auto rec = run({sonde_bin(), "record", "-e", "dummy", "--off-cpu", "-o", *dir_ / "summed.data", "--", bin()});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "summed.data");
-  expect_fixture_totals(samples, fixture_ms(rec.out));
+  expect_fixture_totals(samples, fixture_ms(rec.out), rec.err);
   size_t naps = 0;
   for (const auto& s : samples)
     if (s.comm == "nap" && s.has("do_nanosleep")) ++naps;
@@ -128,28 +161,28 @@ TEST_F(OffcpuRecord, AProcessForkedByTheWorkloadIsFollowed) {
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "forked.data");
-  expect_fixture_totals(samples, fixture_ms(rec.out));
+  expect_fixture_totals(samples, fixture_ms(rec.out), rec.err);
   std::set<pid_t> pids;
   for (const auto& s : samples) pids.insert(s.pid);
   EXPECT_EQ(pids.size(), 2u) << "the shell waiting for its child, and the fixture";
 }
 
 TEST_F(OffcpuRecord, WithCpuClockBothEventsAreThere) {
-  auto rec = run({sonde_bin(), "record", "-q", "-g", "--off-cpu", "--off-cpu-thresh", "10", "-o", *dir_ / "both.data",
+  auto rec = run({sonde_bin(), "record", "-g", "--off-cpu", "--off-cpu-thresh", "10", "-o", *dir_ / "both.data",
                   "--", bin(), "spin"});
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
   auto samples = script_samples(*dir_ / "both.data");
-  expect_fixture_totals(samples, fixture_ms(rec.out));
+  expect_fixture_totals(samples, fixture_ms(rec.out), rec.err);
   size_t spin = 0;
   for (const auto& s : samples)
     if (s.event == "cpu-clock" && s.comm == "spin" && s.has("spin")) ++spin;
-  EXPECT_GT(spin, 100u) << "200 ms of spin() at 4 kHz";
+  EXPECT_GT(spin, 100u) << "200 ms of spin()'s CPU time at 4 kHz";
 }
 
 TEST_F(OffcpuRecord, SystemWideHasTheFixtureWithTheSameTotals) {
   // The shell's pid is the recorder's after exec: it prints it first.
-  auto rec = sh("echo $$; exec " + sonde_bin() + " record -q -a -e dummy --off-cpu --off-cpu-thresh 10 -o " +
+  auto rec = sh("echo $$; exec " + sonde_bin() + " record -a -e dummy --off-cpu --off-cpu-thresh 10 -o " +
                 (*dir_ / "all.data") + " -- " + bin());
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   SCOPED_TRACE("recorder: " + rec.err);
@@ -165,7 +198,7 @@ TEST_F(OffcpuRecord, SystemWideHasTheFixtureWithTheSameTotals) {
   ASSERT_NE(at, std::string::npos) << rec.out;
   const pid_t fixture = std::stoi(rec.out.substr(at + 4));
   std::erase_if(samples, [&](const ScriptSample& s) { return s.pid != fixture; });
-  expect_fixture_totals(samples, fixture_ms(rec.out));
+  expect_fixture_totals(samples, fixture_ms(rec.out), rec.err);
 }
 
 TEST_F(OffcpuRecord, AProcessOutsideTheTargetContributesNothing) {
@@ -210,7 +243,7 @@ TEST_F(OffcpuRecord, ExistingProcessWithDashP) {
     EXPECT_EQ(s.pid, target);
     if (s.comm != "nap" || !s.has("nap") || !s.has("do_nanosleep")) continue;
     const double ms = static_cast<double>(s.period) / 1e6;
-    EXPECT_LT(ms, 50 * 1.8) << "one nanosleep, not two summed (a busy machine may wake it late)";
+    EXPECT_LT(ms, 100) << "one nanosleep, not two summed (a busy machine may wake it late, by less than a nap)";
     naps += ms > 50 * 0.95;
   }
   EXPECT_GE(naps, 5u) << "0.6 s of 50 ms naps";
@@ -258,7 +291,7 @@ TEST_F(OffcpuRecord, PerfReadsTheStreamAndNamesTheSameFunctions) {
   auto perf = run({"perf", "script", "-i", *dir_ / "perf.data", "-F", kScriptFields});
   ASSERT_EQ(perf.exit_code, 0) << perf.err;
   auto samples = parse_script(perf.out);
-  expect_fixture_totals(samples, fixture_ms(rec.out));
+  expect_fixture_totals(samples, fixture_ms(rec.out), rec.err);
   auto ours = run({sonde_bin(), "script", "-i", *dir_ / "perf.data", "-F", kScriptFields});
   EXPECT_EQ(first_difference(ours.out, perf.out), "");
   auto report = run({"perf", "report", "-i", *dir_ / "perf.data", "--stdio", "--sort", "sym", "--no-children"});

@@ -9,14 +9,22 @@
 namespace sonde::test {
 namespace {
 
-const char* kEvents = "page-faults,cs,syscalls:sys_enter_write";
+// sched:sched_switch filtered to prev_state == 1 (TASK_INTERRUPTIBLE)
+// counts the task's voluntary sleeps alone: a preemption leaves it
+// runnable (0), a wait for I/O uninterruptible (2).
+const char* kEvents =
+    "-e page-faults,cs,syscalls:sys_enter_write -e sched:sched_switch --filter 'prev_state == 1'";
 
 std::map<std::string, double> counts(const std::string& tool, const std::string& args) {
   // setarch -R: no address randomization, so the start-up's faults (stack,
   // argv crossing a page or not) are the same in every run.
-  auto r = sh(tool + " stat -x, -e " + kEvents + " -- setarch -R " + stat_work_bin() + " " + args + " 2>&1 >/dev/null");
+  auto r = sh(tool + " stat -x, " + kEvents + " -- setarch -R " + stat_work_bin() + " " + args + " 2>&1 >/dev/null");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  return csv_counts(r.out);
+  auto c = csv_counts(r.out);
+  // Every voluntary switch is a context switch; a busy machine adds
+  // involuntary ones, never fewer.
+  EXPECT_GE(c["cs"], c["sched:sched_switch"]) << tool << " " << r.out;
+  return c;
 }
 
 // Each count's minimum over three runs: a busy machine only ever adds
@@ -39,11 +47,12 @@ void expect_exact_work(const std::string& tool) {
   // anonymous pages are 300 faults, the rest within a few.
   EXPECT_NEAR(more["page-faults"] - base["page-faults"], 300, 5) << tool;
   EXPECT_EQ(more["syscalls:sys_enter_write"] - base["syscalls:sys_enter_write"], 7) << tool;
-  // Five more sleeps are five more voluntary switches; a busy machine may
-  // add involuntary ones (preemption), never fewer.
-  double cs = more["cs"] - base["cs"];
-  EXPECT_GE(cs, 5) << tool;
-  EXPECT_LE(cs, 8) << tool;
+  // Each 1 ms sleep is one voluntary switch, and nothing else sleeps.
+  EXPECT_EQ(base["sched:sched_switch"], 1) << tool;
+  EXPECT_EQ(more["sched:sched_switch"], 6) << tool;
+  // cs counts them too (and any preemption: not bounded above on a busy
+  // machine; counts() checks cs >= the voluntary ones in every run).
+  EXPECT_GE(more["cs"], 6) << tool;
 }
 
 TEST(StatCounts, FixtureWorkIsCountedExactly) {
@@ -86,6 +95,10 @@ TEST(StatCounts, BadInputIsOneLineAndExitTwo) {
       {"stat -p abc -- true", "invalid -p 'abc'"},
       {"stat record -o " + out + " -e bogus -- true", "unknown event 'bogus'"},
       {"stat record -o " + out + " -r 0 -- true", "-r/--repeat"},
+      {"stat --filter 'prev_state == 1' -e sched:sched_switch -- true", "must follow a -e tracepoint"},
+      {"stat -e cs --filter 'prev_state == 1' -- true", "'cs' is not a tracepoint"},
+      {"stat -e sched:sched_switch --filter 'no_such_field ==' -- true", "cannot set filter"},
+      {"stat record -o " + out + " -e sched:sched_switch --filter '(' -- true", "cannot set filter"},
   };
   for (const auto& [args, message] : cases) {
     auto r = sh(sonde_bin() + " " + args);
