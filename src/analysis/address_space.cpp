@@ -1,10 +1,18 @@
 #include "analysis/address_space.h"
 
+#include "util/mapped_path.h"
+
 #include <algorithm>
 
 #include "format/records.h"
 
 namespace sonde::analysis {
+
+std::string Mapping::long_name() const {
+  // perf renames anonymous memory only when it is executable (map__new).
+  if (kernel || (!executable() && !path.empty())) return std::string(path);
+  return mapping_long_name(path, pid);
+}
 
 using namespace sonde::format;
 
@@ -132,6 +140,7 @@ void AddressSpace::insert_sorted(std::vector<const Mapping*>& maps, const Mappin
 }
 
 void AddressSpace::add_mapping(Mapping m) {
+  m.name = intern(m.long_name());
   m.index = static_cast<uint32_t>(mappings_.size());
   mappings_.push_back(m);
   const Mapping* stored = &mappings_.back();

@@ -19,6 +19,7 @@ namespace sonde::analysis {
 struct Mapping {
   uint64_t start = 0, end = 0, pgoff = 0;
   std::string_view path;  // interned, stable for the AddressSpace's life
+  std::string_view name;  // long_name(), interned when added
   BuildId build_id;       // empty when the recording gave none
   uint32_t prot = 0;
   bool kernel = false;
@@ -27,6 +28,9 @@ struct Mapping {
 
   uint64_t file_offset(uint64_t addr) const { return addr - start + pgoff; }
   bool executable() const { return prot == 0 || (prot & 4) != 0; }
+  // The name every output prints (perf's long name, util/mapped_path.h):
+  // anonymous code reads /tmp/perf-PID.map.
+  std::string long_name() const;
 };
 
 class AddressSpace {

@@ -19,10 +19,11 @@ using StringId = uint32_t;  // 0 is ""
 
 struct ProfileMapping {
   uint64_t start = 0, end = 0, pgoff = 0;
-  StringId path = 0;
+  StringId path = 0;      // perf's long name (util/mapped_path.h): /tmp/perf-PID.map for JIT code
   StringId build_id = 0;  // hex, 0 if unknown
   bool kernel = false;
   uint32_t seen = 0;  // the order the recording mapped it in (AddressSpace's Mapping::index)
+  StringId object = 0;  // the exports' name: the path, [JIT] tid PID for JIT code (0: the path)
 };
 
 struct ProfileFunction {

@@ -13,6 +13,7 @@
 #include "analysis/resolver_thread.h"
 #include "analysis/symbol_resolver.h"
 #include "util/flat_index.h"
+#include "util/mapped_path.h"
 
 namespace sonde::analysis {
 
@@ -272,13 +273,16 @@ class ProfileBuilder::Impl {
     return last_comm_id_;
   }
 
+  // One profile mapping per recorded mapping, named as perf names it
+  // (anonymous code reads /tmp/perf-PID.map with its process's pid).
   uint32_t mapping(const Mapping* m) {
     if (m->index >= mapping_map_.size()) mapping_map_.resize(m->index + 1, UINT32_MAX);
     uint32_t& v = mapping_map_[m->index];
     if (v == UINT32_MAX) {
       ProfileMapping pm;
       pm.start = m->start, pm.end = m->end, pm.pgoff = m->pgoff;
-      pm.path = profile_.intern(m->path);
+      pm.path = profile_.intern(m->name);
+      pm.object = profile_.intern(mapping_export_name(m->name));
       pm.build_id = m->build_id.empty() ? 0 : profile_.intern(m->build_id.hex());
       pm.kernel = m->kernel;
       pm.seen = m->index;

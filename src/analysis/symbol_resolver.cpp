@@ -10,7 +10,7 @@ bool is_kernel_path(std::string_view p) { return p.starts_with("[kernel.kallsyms
 ResolvedSymbol unknown_object(const Frame& f) {
   ResolvedSymbol r;
   r.reason = Reason::kUnknown;
-  r.dso = f.map ? f.map->path : std::string_view("[unknown]");
+  r.dso = f.map ? f.map->name : std::string_view("[unknown]");
   return r;
 }
 
@@ -73,7 +73,7 @@ SymbolName SymbolResolver::symbolize(const Frame& f, uint32_t pid) {
   n.name = r.name;
   n.offset = r.offset;
   n.reason = reason_text(r.reason);
-  n.dso = !r.dso.empty() ? r.dso : (f.map ? f.map->path : std::string_view("[unknown]"));
+  n.dso = !r.dso.empty() ? r.dso : (f.map ? f.map->name : std::string_view("[unknown]"));
   return n;
 }
 

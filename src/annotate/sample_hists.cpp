@@ -64,7 +64,7 @@ void HistCollector::note_unresolved(Event& ev, const analysis::Frame& f, uint32_
   auto [it, fresh] = ev.unresolved.try_emplace(h.valid() ? h.index : UINT32_MAX, ev.hists.unresolved.size());
   if (fresh) {
     UnresolvedObject u;
-    u.dso = f.map ? std::string(f.map->path) : "[unknown]";
+    u.dso = f.map ? std::string(f.map->name) : "[unknown]";
     if (h.valid()) {
       const ObjectInfo& info = resolver_.symbolizer().info(h);
       u.why = !info.note.empty() ? info.note : std::string(reason_text(info.reason));

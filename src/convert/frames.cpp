@@ -6,6 +6,13 @@
 
 namespace sonde::convert {
 
+namespace {
+
+// A profile built by hand may name only the path.
+analysis::StringId object_name(const analysis::ProfileMapping& m) { return m.object ? m.object : m.path; }
+
+}  // namespace
+
 std::optional<Format> parse_format(std::string_view name) {
   if (name == "pprof") return Format::kPprof;
   if (name == "folded") return Format::kFolded;
@@ -50,7 +57,7 @@ FrameTable::FrameTable(const analysis::Profile& p) : p_(p) {
     if (fresh) {
       Frame f;
       f.name = fn.resolved ? p.str(fn.name) : std::string_view("[unknown]");
-      f.dso = p.str(dso);
+      f.dso = p.str(fn.mapping < p.mappings.size() ? object_name(p.mappings[fn.mapping]) : 0);
       f.build_id = fn.mapping < p.mappings.size() ? p.str(p.mappings[fn.mapping].build_id) : std::string_view();
       f.file = p.str(fn.file);
       f.kernel = fn.mapping < p.mappings.size() ? p.mappings[fn.mapping].kernel : false;

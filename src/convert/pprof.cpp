@@ -365,7 +365,7 @@ void write_mappings(pb::Builder<pb::Profile>& prof, const analysis::Profile& p, 
     pb::put_uint64(pm, pb::Mapping::memory_start, m.start);
     pb::put_uint64(pm, pb::Mapping::memory_limit, m.end);
     pb::put_uint64(pm, pb::Mapping::file_offset, m.pgoff);
-    pb::put_int64(pm, pb::Mapping::filename, m.path);
+    pb::put_int64(pm, pb::Mapping::filename, m.object ? m.object : m.path);
     pb::put_int64(pm, pb::Mapping::build_id, m.build_id);
     pb::put_bool(pm, pb::Mapping::has_functions, !flags.unresolved[i]);
     pb::put_bool(pm, pb::Mapping::has_filenames, flags.lines[i] != 0);

@@ -1,5 +1,7 @@
 #include "report/hist.h"
 
+#include "util/mapped_path.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -322,9 +324,10 @@ std::string object_name(const Profile& p, uint32_t location, bool long_name) {
   if (location == UINT32_MAX) return "[unknown]";
   const ProfileLocation& loc = p.locations[location];
   if (loc.mapping == UINT32_MAX) return loc.kernel ? "[kernel.kallsyms]" : "[unknown]";
+  // The profile holds perf's long name (util/mapped_path.h decides it).
   std::string_view path = p.str(p.mappings[loc.mapping].path);
-  if (path.starts_with("[")) return std::string(basename(path));
-  return std::string(long_name ? path : basename(path));
+  if (long_name && !path.starts_with("[")) return std::string(path);
+  return mapping_short_name(path);
 }
 
 std::vector<EventHists> build_hists(const Profile& p, const HistOptions& options) {

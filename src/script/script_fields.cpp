@@ -181,11 +181,12 @@ void ScriptPrinter::append_frame_fields(const analysis::Frame& fr, uint32_t pid,
   auto out = fmt::appender(buf_);
   fmt::format_to(out, "{:>16x}", in_chain ? chain_address(fr) : fr.addr);
   if (!(f & (kFieldSym | kFieldSymOff | kFieldDso))) return;
-  std::string_view dso = fr.map ? fr.map->path : std::string_view("[unknown]");
+  // The mapping's name (util/mapped_path.h); the symbols name only a kernel module.
+  std::string_view dso = fr.map ? fr.map->name : std::string_view("[unknown]");
   analysis::SymbolName sym;
   if (symbols_) {
     sym = symbols_->symbolize(fr, pid);
-    if (!sym.dso.empty()) dso = sym.dso;
+    if (!sym.dso.empty() && (!fr.map || fr.map->kernel)) dso = sym.dso;
   }
   if (f & (kFieldSym | kFieldSymOff)) {
     if (sym.name.empty()) fmt::format_to(out, " [unknown]");

@@ -163,10 +163,11 @@ RawLocation raw_location(const analysis::Mapping& m, uint64_t addr, uint64_t fil
 
 void ScriptPrinter::format_frame(const analysis::Frame& f, uint32_t pid, fmt::memory_buffer& buf) {
   auto out = fmt::appender(buf);
-  std::string_view dso = f.map ? f.map->path : std::string_view("[unknown]");
+  // The mapping's name (util/mapped_path.h); the symbols name only a kernel module.
+  std::string_view dso = f.map ? f.map->name : std::string_view("[unknown]");
   if (options_.symbols && symbols_) {
     analysis::SymbolName sym = symbols_->symbolize(f, pid);
-    if (!sym.dso.empty()) dso = sym.dso;
+    if (!sym.dso.empty() && (!f.map || f.map->kernel)) dso = sym.dso;
     if (options_.inline_frames) {
       // Innermost first, each at the frame's address, before the function
       // they were inlined into (the order a debugger shows).

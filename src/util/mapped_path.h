@@ -33,3 +33,31 @@ inline bool is_anonymous_code(MappedPath k) {
 }
 
 }  // namespace sonde
+
+#include <cstdint>
+#include <string>
+
+namespace sonde {
+
+// A mapping's names, decided here for every output (report, script, diff,
+// top and the exports), as perf 6.1 names its dsos:
+//   file                 /usr/lib/libc.so.6            short: libc.so.6
+//   deleted file         /tmp/x.so (deleted)           short: x.so (deleted)
+//   memfd                /memfd:NAME (deleted)         short: memfd:NAME (deleted)
+//   anonymous code       //anon, /dev/zero, /anon_hugepage (huge pages), [heap],
+//                        [stack], /SYSV...  -> long: /tmp/perf-PID.map  short: [JIT] tid PID
+//                        (map__new renames them; a perf map or jitdump still names
+//                        the symbols, never the object)
+//   perf map             /tmp/perf-PID.map             short: [JIT] tid PID
+//   jitdump              jitted-PID-N.so as a file     short: jitted-PID-N.so
+//   [vdso], [anon:NAME]  as they are
+// Bad input keeps a readable name that never breaks a row: no name at all
+// reads [unknown], control characters (newline, tab...) read '?'.
+std::string mapping_long_name(std::string_view path, uint32_t pid);
+// perf's dso__set_basename, from a long name.
+std::string mapping_short_name(std::string_view long_name);
+// What the exports print for a frame's object: the long name, but a perf
+// map's short name ([JIT] tid PID), as report prints it.
+std::string mapping_export_name(std::string_view long_name);
+
+}  // namespace sonde
