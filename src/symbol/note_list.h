@@ -7,11 +7,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include "util/mapped_path.h"
+
 namespace sonde {
 
 class NoteList {
  public:
   void add(std::string line) {
+    replace_control_chars(line);  // a path in the note may hold any byte
     if (seen_.insert(line).second) lines_.push_back(std::move(line));
   }
   const std::vector<std::string>& lines() const { return lines_; }

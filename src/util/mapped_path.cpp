@@ -48,9 +48,13 @@ std::string mapping_long_name(std::string_view path, uint32_t pid) {
   if (path.empty()) return "[unknown]";
   if (perf_renames(path)) return "/tmp/perf-" + std::to_string(int32_t(pid)) + ".map";
   std::string name(path);
-  for (char& c : name)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  replace_control_chars(name);
   return name;
+}
+
+void replace_control_chars(std::string& text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
 }
 
 std::string mapping_short_name(std::string_view long_name) {

@@ -59,5 +59,8 @@ std::string mapping_short_name(std::string_view long_name);
 // What the exports print for a frame's object: the long name, but a perf
 // map's short name ([JIT] tid PID), as report prints it.
 std::string mapping_export_name(std::string_view long_name);
+// Control characters (tab, newline, escape, DEL) become '?': a recorded name
+// printed on a line keeps that line whole.
+void replace_control_chars(std::string& text);
 
 }  // namespace sonde

@@ -25,7 +25,7 @@ class MappingNames : public ::testing::Test {
     dir_ = new TempDir();
     const std::string bin = *dir_ / "mapped_code";
     ASSERT_TRUE(compile_fixture("mapped_code.c", bin));
-    const std::string work = *dir_ + " 0.6";
+    const std::string work = dir_->path() + " 0.6";
     auto r = sh("perf record -q -e cpu-clock -o " + perf_data() + " -- " + bin + " " + work + " 2>&1");
     ASSERT_EQ(r.exit_code, 0) << r.out;
     r = sh(sonde_bin() + " record -q -e cpu-clock -o " + sonde_data() + " -- " + bin + " " + work + " 2>&1");
@@ -75,7 +75,7 @@ TEST_F(MappingNames, JsonReportAndExportsNameJitCode) {
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const std::regex jit(R"(\[JIT\] tid [0-9]+)");
   EXPECT_TRUE(std::regex_search(json.out, jit)) << json.out;
-  for (const std::string& to : {"speedscope", "html"}) {
+  for (const std::string to : {"speedscope", "html"}) {
     const std::string out = *dir_ / ("out." + to);
     auto r = run({sonde_bin(), "convert", "-i", sonde_data(), "--to", to, "-o", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -137,6 +137,7 @@ TEST(MappingNamesBadInput, OddOrMissingNamesKeepEveryRowWhole) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   size_t rows = 0;
   for (const auto& l : lines(r.out)) {
+    EXPECT_TRUE(std::regex_match(l, std::regex(R"([ -~]*)"))) << l;  // notes too: no control character
     if (l.starts_with("#") || l.empty()) continue;
     ++rows;
     EXPECT_TRUE(std::regex_match(l, std::regex(R"( +[0-9.]+%  [ -~]+)"))) << l;
