@@ -23,6 +23,17 @@ void append_name(std::string& line, std::string_view name) {
   for (char c : name) line.push_back(c == ';' ? ':' : (c == '\n' ? ' ' : c));
 }
 
+// A frame without a symbol reads as its object, as stackcollapse-perf.pl
+// names it from perf script ("[libfoo.so]"); perf's own bracketed names
+// stay as they are ("[JIT] tid PID", "[kernel.kallsyms]").
+void append_frame(std::string& line, const Frame& f) {
+  if (f.resolved || f.dso.empty()) return append_name(line, f.name);
+  if (f.dso.front() == '[') return append_name(line, f.dso);
+  line.push_back('[');
+  append_name(line, base_name(f.dso));
+  line.push_back(']');
+}
+
 }  // namespace
 
 void write_folded(const analysis::Profile& p, const FoldedOptions& opts, std::ostream& out) {
@@ -52,7 +63,7 @@ void write_folded(const analysis::Profile& p, const FoldedOptions& opts, std::os
   }
 
   // Different stack nodes can print the same (e.g. two unresolved addresses
-  // of one object are both "[unknown]"): merge by the printed line.
+  // of one object are both "[libfoo.so]"): merge by the printed line.
   std::unordered_map<std::string, uint64_t> merged;
   merged.reserve(counts.size());
   std::vector<uint32_t> frames;
@@ -69,7 +80,7 @@ void write_folded(const analysis::Profile& p, const FoldedOptions& opts, std::os
       table.stack_frames(k.stack, frames);
       for (uint32_t f : frames) {
         if (!line.empty()) line.push_back(';');
-        append_name(line, table.frames()[f].name);
+        append_frame(line, table.frames()[f]);
       }
     }
     if (line.empty()) line = "[no stack]";

@@ -75,14 +75,27 @@ TEST_F(MappingNames, JsonReportAndExportsNameJitCode) {
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const std::regex jit(R"(\[JIT\] tid [0-9]+)");
   EXPECT_TRUE(std::regex_search(json.out, jit)) << json.out;
-  for (const std::string to : {"speedscope", "html"}) {
+  for (const std::string to : {"speedscope", "html", "folded", "pprof"}) {
     const std::string out = *dir_ / ("out." + to);
     auto r = run({sonde_bin(), "convert", "-i", sonde_data(), "--to", to, "-o", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto text = sh("cat " + out).out;
-    EXPECT_TRUE(std::regex_search(text, jit)) << to;
+    // pprof is a gzipped protobuf: its string table holds the names as is.
+    auto text = sh(to == "pprof" ? "gzip -dc " + out : "cat " + out).out;
+    EXPECT_TRUE(std::regex_search(text, jit)) << to << ": " << text.substr(0, 2000);
+    EXPECT_NE(text.find("memfd:sonde-code (deleted)"), std::string::npos) << to;
     EXPECT_EQ(text.find("//anon"), std::string::npos) << to;
   }
+}
+
+// diff matches rows by these names: the same recording against itself
+// shows every object once, by perf's name.
+TEST_F(MappingNames, DiffNamesEveryObjectAsReportDoes) {
+  auto r = run({sonde_bin(), "diff", "--sort", "dso", sonde_data(), sonde_data()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +[0-9.]+% +\+0\.00% +\[JIT\] tid [0-9]+ *\n)"))) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +[0-9.]+% +\+0\.00% +memfd:sonde-code \(deleted\) *\n)")))
+      << r.out;
+  EXPECT_EQ(r.out.find("anon"), std::string::npos) << r.out;
 }
 
 // A hand-made recording: one process with mappings named oddly or not at
