@@ -48,12 +48,28 @@ struct {
   __type(value, struct sonde_offcpu_start);
 } starts SEC(".maps");
 
+/* Short blocks summed per key, in two maps: the program adds into the one
+ * `sums_slot` names, the recorder empties the other. A sum emptied while
+ * the program held a pointer into it would lose that addition (or, its
+ * element reused, add it to another key); the recorder switches the slot
+ * at each flush and empties a map only at the next one, 50 ms after the
+ * program last wrote to it. */
+#define SONDE_SUMS_MAP(name)                      \
+  struct {                                        \
+    __uint(type, BPF_MAP_TYPE_HASH);              \
+    __uint(max_entries, 16384);                   \
+    __type(key, struct sonde_offcpu_key);         \
+    __type(value, struct sonde_offcpu_sum);       \
+  } name SEC(".maps")
+SONDE_SUMS_MAP(sums0);
+SONDE_SUMS_MAP(sums1);
+
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __type(key, struct sonde_offcpu_key);
-  __type(value, struct sonde_offcpu_sum);
-} sums SEC(".maps");
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u32);
+} sums_slot SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -113,22 +129,31 @@ static __always_inline void send_one(const struct sonde_offcpu_key *key, __u64 n
   bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline void add_to_sums(const struct sonde_offcpu_key *key, __u64 now, __u64 ns) {
-  struct sonde_offcpu_sum *s = bpf_map_lookup_elem(&sums, key);
+/* Returns 0 when `sums` is full. */
+static __always_inline int add_to_sums_map(void *sums, const struct sonde_offcpu_key *key, __u64 ns) {
+  struct sonde_offcpu_sum *s = bpf_map_lookup_elem(sums, key);
   if (s) {
     __sync_fetch_and_add(&s->ns, ns);
     __sync_fetch_and_add(&s->count, 1);
     s->cpu = bpf_get_smp_processor_id();
-    return;
+    return 1;
   }
   struct sonde_offcpu_sum first = {.ns = ns, .count = 1, .cpu = bpf_get_smp_processor_id()};
-  if (bpf_map_update_elem(&sums, key, &first, BPF_NOEXIST) == 0) return;
-  s = bpf_map_lookup_elem(&sums, key); /* another CPU inserted it meanwhile */
+  if (bpf_map_update_elem(sums, key, &first, BPF_NOEXIST) == 0) return 1;
+  s = bpf_map_lookup_elem(sums, key); /* another CPU inserted it meanwhile */
   if (s) {
     __sync_fetch_and_add(&s->ns, ns);
     __sync_fetch_and_add(&s->count, 1);
-    return;
+    return 1;
   }
+  return 0;
+}
+
+static __always_inline void add_to_sums(const struct sonde_offcpu_key *key, __u64 now, __u64 ns) {
+  __u32 zero = 0;
+  __u32 *slot = bpf_map_lookup_elem(&sums_slot, &zero);
+  int added = slot && *slot ? add_to_sums_map(&sums1, key, ns) : add_to_sums_map(&sums0, key, ns);
+  if (added) return;
   count(SONDE_OFFCPU_STAT_SUMS_FULL); /* full: this block goes out alone */
   send_one(key, now, ns);
 }

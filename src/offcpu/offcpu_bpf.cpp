@@ -52,13 +52,15 @@ OffcpuBpf::OffcpuBpf(bool user_stacks) {
   tgids_fd_ = bpf::map_fd(obj_, "tgids");
   tids_fd_ = bpf::map_fd(obj_, "tids");
   starts_fd_ = bpf::map_fd(obj_, "starts");
-  sums_fd_ = bpf::map_fd(obj_, "sums");
+  sums_fd_[0] = bpf::map_fd(obj_, "sums0");
+  sums_fd_[1] = bpf::map_fd(obj_, "sums1");
+  sums_slot_fd_ = bpf::map_fd(obj_, "sums_slot");
   stacks_fd_ = bpf::map_fd(obj_, "stacks");
   events_fd_ = bpf::map_fd(obj_, "events");
   copies_fd_ = bpf::map_fd(obj_, "copies");
   scratch_fd_ = bpf::map_fd(obj_, "scratch");
-  for (int fd : {switch_prog_, fork_prog_, exit_prog_, config_fd_, stats_fd_, tgids_fd_, tids_fd_, starts_fd_, sums_fd_,
-                 stacks_fd_, events_fd_, copies_fd_, scratch_fd_})
+  for (int fd : {switch_prog_, fork_prog_, exit_prog_, config_fd_, stats_fd_, tgids_fd_, tids_fd_, starts_fd_, sums_fd_[0],
+                 sums_fd_[1], sums_slot_fd_, stacks_fd_, events_fd_, copies_fd_, scratch_fd_})
     if (fd < 0) {
       bpf_object__close(obj_);
       obj_ = nullptr;
@@ -149,20 +151,32 @@ void OffcpuBpf::consume_events(const EventFn& on_event) {
 
 int OffcpuBpf::events_fd() const { return ring_buffer__epoll_fd(ring_); }
 
-void OffcpuBpf::take_sums(const SumFn& on_sum) {
-  // Keys first, then each one taken with lookup-and-delete: atomic against
-  // the program, which adds to a sum it finds or inserts a new one.
+void OffcpuBpf::take_sums(const SumFn& on_sum, bool all) {
+  // The map the program left at the last call (a flush interval ago) holds
+  // no pointer of a running program: empty it, then switch the program to
+  // it. With `all` (the links are closed) the current one is emptied too.
+  empty_sums(sums_fd_[1 - active_sums_], on_sum);
+  if (all) {
+    empty_sums(sums_fd_[active_sums_], on_sum);
+    return;
+  }
+  active_sums_ = 1 - active_sums_;
+  uint32_t zero = 0, slot = static_cast<uint32_t>(active_sums_);
+  bpf_map_update_elem(sums_slot_fd_, &zero, &slot, BPF_ANY);
+}
+
+void OffcpuBpf::empty_sums(int fd, const SumFn& on_sum) {
   sum_keys_.clear();  // kept: no allocation once it has grown
   sonde_offcpu_key key{}, next{};
   const void* prev = nullptr;
-  while (bpf_map_get_next_key(sums_fd_, prev, &next) == 0) {
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
     sum_keys_.push_back(next);
     key = next;
     prev = &key;
   }
   for (const auto& k : sum_keys_) {
     sonde_offcpu_sum s{};
-    if (bpf_map_lookup_and_delete_elem(sums_fd_, &k, &s) == 0) on_sum(k, s);
+    if (bpf_map_lookup_and_delete_elem(fd, &k, &s) == 0) on_sum(k, s);
   }
 }
 

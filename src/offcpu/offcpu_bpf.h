@@ -55,9 +55,11 @@ class OffcpuBpf {
   using EventFn = std::function<void(const sonde_offcpu_event&, const UserStack&)>;
   void consume_events(const EventFn& on_event);
   int events_fd() const;  // pollable: readable when the ring buffer has events
-  // Short blocks: takes (and removes) every aggregated sum.
+  // Short blocks: takes (and removes) the sums of the map the program
+  // stopped adding to at the previous call, and switches it over; with
+  // `all` (after detach()) every sum.
   using SumFn = std::function<void(const sonde_offcpu_key&, const sonde_offcpu_sum&)>;
-  void take_sums(const SumFn& on_sum);
+  void take_sums(const SumFn& on_sum, bool all);
   // Threads off CPU now, with when they left (for the last flush).
   void for_each_start(const std::function<void(const sonde_offcpu_start&)>& fn) const;
   // The frames of a stack map id (innermost first); empty if unknown.
@@ -68,12 +70,15 @@ class OffcpuBpf {
   bpf_object* obj_ = nullptr;
   ring_buffer* ring_ = nullptr;
   int switch_prog_ = -1, fork_prog_ = -1, exit_prog_ = -1;
-  int config_fd_ = -1, stats_fd_ = -1, tgids_fd_ = -1, tids_fd_ = -1, starts_fd_ = -1, sums_fd_ = -1;
+  int config_fd_ = -1, stats_fd_ = -1, tgids_fd_ = -1, tids_fd_ = -1, starts_fd_ = -1;
+  int sums_fd_[2] = {-1, -1}, sums_slot_fd_ = -1;
+  int active_sums_ = 0;  // the sums map the program adds to
   int stacks_fd_ = -1, events_fd_ = -1, copies_fd_ = -1, scratch_fd_ = -1;
   std::vector<UniqueFd> links_;
   std::vector<sonde_offcpu_key> sum_keys_;  // take_sums' scratch
   const EventFn* on_event_ = nullptr;  // during consume_events
   static int ring_callback(void* ctx, void* data, size_t size);
+  void empty_sums(int fd, const SumFn& on_sum);
 };
 
 }  // namespace sonde::offcpu

@@ -123,11 +123,11 @@ void OffcpuExtension::write_block(const record::RecordWrite& write, const sonde_
   ++written_;
 }
 
-void OffcpuExtension::flush_sums(const record::RecordWrite& write) {
+void OffcpuExtension::flush_sums(const record::RecordWrite& write, bool all) {
   const uint64_t now = monotonic_ns();
   bpf_->take_sums([&](const sonde_offcpu_key& k, const sonde_offcpu_sum& s) {
     if (s.ns) write_block(write, k, s.cpu, now, s.ns);
-  });
+  }, all);
 }
 
 // At the end: threads still off CPU get the time they have been away so
@@ -150,14 +150,14 @@ size_t OffcpuExtension::produce(const record::RecordWrite& write, bool final) {
   auto now = std::chrono::steady_clock::now();
   if (final || now - last_flush_ >= kFlushInterval) {
     last_flush_ = now;
-    flush_sums(write);
+    flush_sums(write, false);
   }
   if (final) {
     bpf_->detach();  // nothing more can arrive: take what is left
     bpf_->consume_events([&](const sonde_offcpu_event& e, const OffcpuBpf::UserStack& copy) {
     write_block(write, e.key, e.cpu, e.time, e.ns, copy);
   });
-    flush_sums(write);
+    flush_sums(write, true);
     flush_open_blocks(write);
     warn_losses();
   }

@@ -73,7 +73,7 @@ class OffcpuExtension : public record::RecordExtension {
   void write_block(const record::RecordWrite& write, const sonde_offcpu_key& key, uint32_t cpu, uint64_t time,
                    uint64_t ns, const OffcpuBpf::UserStack& copy = {});
   const std::vector<uint64_t>& frames(int32_t stack_id, bool kernel);
-  void flush_sums(const record::RecordWrite& write);
+  void flush_sums(const record::RecordWrite& write, bool all);
   void flush_open_blocks(const record::RecordWrite& write);
   void warn_losses() const;
 
