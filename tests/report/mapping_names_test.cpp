@@ -4,6 +4,9 @@
 // dso and script -F ip,dso agree with perf row by row, on perf's recording
 // and on sonde's. Mapping names with odd characters or none keep a row whole.
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <signal.h>
 
 #include <regex>
 
@@ -96,6 +99,30 @@ TEST_F(MappingNames, DiffNamesEveryObjectAsReportDoes) {
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n +[0-9.]+% +\+0\.00% +memfd:sonde-code \(deleted\) *\n)")))
       << r.out;
   EXPECT_EQ(r.out.find("anon"), std::string::npos) << r.out;
+}
+
+// top names the objects of a live process as report names them in a file.
+TEST_F(MappingNames, TopNamesEveryObjectAsReportDoes) {
+  const std::string bin = *dir_ / "mapped_code";
+  const std::string work = dir_->path();  // code.bin is made and removed at once
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execl(bin.c_str(), bin.c_str(), work.c_str(), "3", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto r = run({sonde_bin(), "top", "--stdio", "-d", "0.5", "--iterations", "2", "-s", "dso", "-p",
+                std::to_string(child)});
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The last table: the fixture runs each object's code in turn, all three
+  // within one 0.5 s refresh.
+  const std::string last = r.out.substr(r.out.rfind("sonde top #"));
+  EXPECT_TRUE(std::regex_search(last, std::regex(R"(\n +[0-9.]+%  \[JIT\] tid )" + std::to_string(child) + " *\n")))
+      << last;
+  EXPECT_TRUE(std::regex_search(last, std::regex(R"(\n +[0-9.]+%  memfd:sonde-code \(deleted\) *\n)"))) << last;
+  EXPECT_EQ(last.find("anon"), std::string::npos) << last;
 }
 
 // A hand-made recording: one process with mappings named oddly or not at
