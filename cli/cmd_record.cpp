@@ -58,20 +58,9 @@ struct RecordArgs {
 // --user-buffer-size: bytes, with an optional K, M or G (binary, as -m's
 // perf spelling and --switch-output's).
 size_t parse_buffer_size(const std::string& text) {
-  uint64_t factor = 1;
-  std::string digits = text;
-  if (!text.empty()) {
-    switch (text.back()) {
-      case 'K': factor = 1ULL << 10; break;
-      case 'M': factor = 1ULL << 20; break;
-      case 'G': factor = 1ULL << 30; break;
-      default: break;
-    }
-    if (factor != 1) digits.pop_back();
-  }
-  auto n = parse_uint<uint64_t>(digits, 1, (uint64_t{64} << 30) / factor);
+  auto n = parse_byte_size(text, 1, uint64_t{64} << 30);
   if (!n) throw_usage("invalid --user-buffer-size '{}': expected a size such as 16M (K, M or G; at most 64G)", text);
-  return static_cast<size_t>(n.value * factor);
+  return static_cast<size_t>(*n);
 }
 
 // --call-graph fp | dwarf[,SIZE] | lbr (perf's syntax): 0 for fp (and lbr,

@@ -15,16 +15,15 @@ namespace {
 
 struct Unit {
   char tag;
-  uint64_t factor;
-  bool is_time;
+  uint64_t seconds;
 };
 
-// perf's tags (parse_tag_value): sizes upper case, times lower case, so
-// "1M" is a mebibyte and "1m" a minute.
+// perf's tags (parse_tag_value): sizes upper case (parse_byte_size), times
+// lower case, so "1M" is a mebibyte and "1m" a minute.
 constexpr Unit kUnits[] = {
-    {'B', 1, false},      {'K', 1ULL << 10, false}, {'M', 1ULL << 20, false}, {'G', 1ULL << 30, false},
-    {'s', 1, true},       {'m', 60, true},          {'h', 3600, true},        {'d', 86400, true},
+    {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400},
 };
+bool is_size_tag(char c) { return c == 'B' || c == 'K' || c == 'M' || c == 'G'; }
 
 }  // namespace
 
@@ -32,12 +31,17 @@ SwitchOutput parse_switch_output(std::string_view text) {
   SwitchOutput s;
   s.enabled = true;
   if (text == "signal") return s;
-  if (text.size() >= 2) {
+  if (text.size() >= 2 && is_size_tag(text.back())) {
+    if (auto bytes = parse_byte_size(text, 1, UINT64_MAX)) {
+      s.size_bytes = *bytes;
+      return s;
+    }
+  } else if (text.size() >= 2) {
     for (const Unit& u : kUnits) {
       if (text.back() != u.tag) continue;
-      auto n = parse_uint<uint64_t>(text.substr(0, text.size() - 1), 1, UINT64_MAX / u.factor);
+      auto n = parse_uint<uint64_t>(text.substr(0, text.size() - 1), 1, UINT64_MAX / u.seconds);
       if (!n) break;
-      (u.is_time ? s.seconds : s.size_bytes) = n.value * u.factor;
+      s.seconds = n.value * u.seconds;
       return s;
     }
   }

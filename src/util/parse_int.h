@@ -9,6 +9,7 @@
 #include <charconv>
 #include <concepts>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -107,6 +108,27 @@ template <std::signed_integral T>
 ParsedInt<T> parse_int(std::string_view text, std::type_identity_t<T> min = std::numeric_limits<T>::lowest(),
                        std::type_identity_t<T> max = std::numeric_limits<T>::max()) {
   return detail::parse_integer<T>(text, min, max, IntSyntax::Decimal);
+}
+
+// A byte count with perf's optional binary tag (parse_tag_value's sizes):
+// "4096", "512B", "16K", "100M", "2G" (1M = 2^20), within [min, max]
+// bytes; nullopt when malformed or out of range.
+inline std::optional<uint64_t> parse_byte_size(std::string_view text, uint64_t min, uint64_t max) {
+  uint64_t factor = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'B': factor = 1; break;
+      case 'K': factor = 1ULL << 10; break;
+      case 'M': factor = 1ULL << 20; break;
+      case 'G': factor = 1ULL << 30; break;
+      default: factor = 0; break;
+    }
+    if (factor == 0) factor = 1;
+    else text.remove_suffix(1);
+  }
+  auto n = parse_uint<uint64_t>(text, 0, std::numeric_limits<uint64_t>::max() / factor);
+  if (!n || n.value * factor < min || n.value * factor > max) return std::nullopt;
+  return n.value * factor;
 }
 
 }  // namespace sonde

@@ -79,4 +79,19 @@ TEST(ParseInt, ReasonsReadAsSentences) {
 }
 
 }  // namespace
+TEST(ParseByteSize, PerfsBinaryTags) {
+  EXPECT_EQ(parse_byte_size("4096", 1, UINT64_MAX), 4096u);
+  EXPECT_EQ(parse_byte_size("512B", 1, UINT64_MAX), 512u);
+  EXPECT_EQ(parse_byte_size("16K", 1, UINT64_MAX), 16u << 10);
+  EXPECT_EQ(parse_byte_size("100M", 1, UINT64_MAX), 100ull << 20);
+  EXPECT_EQ(parse_byte_size("2G", 1, UINT64_MAX), 2ull << 30);
+}
+
+TEST(ParseByteSize, MalformedOrOutOfRangeIsNothing) {
+  for (const char* bad : {"", "M", "16k", "1.5M", "-1K", "16KB", "0K", " 1M", "99999999999999999999G"})
+    EXPECT_FALSE(parse_byte_size(bad, 1, UINT64_MAX).has_value()) << bad;
+  EXPECT_FALSE(parse_byte_size("65G", 1, 64ull << 30).has_value());
+  EXPECT_EQ(parse_byte_size("64G", 1, 64ull << 30), 64ull << 30);
+}
+
 }  // namespace sonde
