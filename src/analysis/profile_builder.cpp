@@ -292,13 +292,34 @@ class ProfileBuilder::Impl {
     return v;
   }
 
+  // A location's function, found by integers: (mapping, symbol address)
+  // for a symbol (its name checked, since objects are shared by build-id
+  // across mappings: a miss falls back to the (object, address, name)
+  // text key); (path, offset) for an unresolved address.
   uint32_t function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
-    // Resolved symbols are one function per (object, symbol address);
-    // unresolved addresses each get a placeholder named after the address.
-    std::string key = r.resolved() ? fmt::format("{}\x1f{:x}\x1f{}", r.dso, r.symbol_addr, r.name)
-                                   : fmt::format("{}\x1f?{:x}", f.map ? f.map->path : "", f.map ? f.file_offset : f.addr);
+    if (!r.resolved()) {
+      const FunctionKey k{f.map ? profile_.mappings[pm].path : StringId{0}, f.map ? f.file_offset : f.addr};
+      auto [id, fresh] = unresolved_index_.find_or_insert(k, static_cast<uint32_t>(profile_.functions.size()));
+      if (fresh) new_function(r, f, pm);
+      return id;
+    }
+    auto [id, fresh] = symbol_index_.slot(FunctionKey{pm, r.symbol_addr}, UINT32_MAX);
+    if (!fresh && profile_.str(profile_.functions[*id].name) == r.name) return *id;
+    const uint32_t fid = symbol_function(r, f, pm);
+    if (fresh) *id = fid;
+    return fid;
+  }
+
+  uint32_t symbol_function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
+    std::string key = fmt::format("{}\x1f{:x}\x1f{}", r.dso, r.symbol_addr, r.name);
     auto it = function_index_.find(key);
     if (it != function_index_.end()) return it->second;
+    const uint32_t id = new_function(r, f, pm);
+    function_index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  uint32_t new_function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
     ProfileFunction fn;
     fn.mapping = pm;
     fn.resolved = r.resolved();
@@ -313,7 +334,6 @@ class ProfileBuilder::Impl {
     }
     uint32_t id = static_cast<uint32_t>(profile_.functions.size());
     profile_.functions.push_back(fn);
-    function_index_.emplace(std::move(key), id);
     return id;
   }
 
@@ -402,6 +422,16 @@ class ProfileBuilder::Impl {
   struct U64Hash {
     size_t operator()(uint64_t k) const { return static_cast<size_t>(mix64(k)); }
   };
+  struct FunctionKey {
+    uint32_t scope;  // resolved: the mapping; unresolved: its path's string
+    uint64_t where;  // resolved: the symbol's address; unresolved: the offset (or address)
+    bool operator==(const FunctionKey&) const = default;
+  };
+  struct FunctionKeyHash {
+    size_t operator()(const FunctionKey& k) const { return static_cast<size_t>(mix64(k.where ^ (uint64_t(k.scope) << 44))); }
+  };
+  FlatIndex<FunctionKey, FunctionKeyHash> symbol_index_;
+  FlatIndex<FunctionKey, FunctionKeyHash> unresolved_index_;
   FlatIndex<LocKey, LocKeyHash> location_index_;
   FlatIndex<uint64_t, U64Hash> node_index_;
   FlatIndex<SampleKey, SampleKeyHash> sample_index_;
