@@ -33,7 +33,8 @@ void build_table(LoadedObject& o, const LocatedObject& found) {
 
 // The object's table as a symbol index: the cache's when it holds a valid
 // one for these sources, else built from the files, encoded, and kept in
-// the cache for the next run. Lookups then use the index alone.
+// the cache for the next run. Lookups then use the index alone (the table
+// when there is no cache).
 void index_symbols(LoadedObject& o, const LocatedObject& found, BuildIdCache* cache, const BuildId& id) {
   SymbolIndexKey key;
   key.build_id = !id.empty() ? id : found.binary ? found.binary->build_id() : found.debug->build_id();
@@ -47,6 +48,9 @@ void index_symbols(LoadedObject& o, const LocatedObject& found, BuildIdCache* ca
     }
   }
   build_table(o, found);
+  // Without a cache to keep it in, encoding would only cost time: lookups
+  // stay on the table (SymbolIndex.* tests hold both paths to one answer).
+  if (!cacheable) return;
   o.index_bytes = encode_symbol_index(o.table, key);
   if (o.index_bytes.size() > kSymbolIndexMaxBytes) {
     o.index_bytes.clear();  // lookups stay on `table`
@@ -55,7 +59,7 @@ void index_symbols(LoadedObject& o, const LocatedObject& found, BuildIdCache* ca
   std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(o.index_bytes.data()), o.index_bytes.size());
   o.index = SymbolIndex::open(bytes, key, nullptr);
   if (!o.index) return;
-  if (cacheable) save_symbol_index(*cache, key, o.original_path, o.index_bytes);
+  save_symbol_index(*cache, key, o.original_path, o.index_bytes);
   o.table = SymbolTable();  // names point into the files, which stay open
 }
 
