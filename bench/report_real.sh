@@ -6,6 +6,7 @@
 #   a generated 1,500-function C file (cc1, -g).
 # The build-id cache is the one the recordings filled (a scratch root given
 # to both tools), so a warm report has every index it keeps.
+# BASELINE=OTHER_SONDE adds its times (an earlier build: before/after).
 # Usage: bench/report_real.sh [SONDE_BIN] [--write-docs]   (root)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,6 +67,8 @@ record_all() {
 
 rec=
 sonde_report() { "$sonde" report --stdio -i "$rec" >/dev/null 2>&1; }
+baseline=${BASELINE:-}
+baseline_report() { "$baseline" report --stdio -i "$rec" >/dev/null 2>&1; }
 perf_report() { perf --buildid-dir "$SONDE_BUILDID_DIR" report --stdio -i "$rec" >/dev/null 2>&1; }
 
 describe() {
@@ -83,8 +86,15 @@ out=$scratch/section.md
 {
   echo "Real Debian programs (issue 24), recorded once by \`sonde record\` and once by \`perf record\`; each file reported by both tools (\`sonde report --stdio\`, \`perf report --stdio\`), warm: one unmeasured run, then the median of ${runs} (wall time). Both tools use the build-id cache the recordings filled. sonde build: ${build_type:-unknown}."
   echo
-  echo "| recording | recorded by | samples | size | sonde | perf 6.1 | speed-up |"
-  echo "|---|---|---|---|---|---|---|"
+  if [[ -n $baseline ]]; then
+    echo "Baseline: \`$baseline\` (\`$("$baseline" --version 2>/dev/null | head -1)\`), the same files and cache, measured in the same loop."
+    echo
+    echo "| recording | recorded by | samples | size | sonde | perf 6.1 | speed-up | baseline sonde | baseline speed-up |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+  else
+    echo "| recording | recorded by | samples | size | sonde | perf 6.1 | speed-up |"
+    echo "|---|---|---|---|---|---|---|"
+  fi
   for name in "${recordings[@]}"; do
     for tool in sonde perf; do
       rec=$scratch/$name.$tool.data
@@ -93,7 +103,13 @@ out=$scratch/section.md
       sonde_report; perf_report
       read -r st _ <<<"$(measure_median sonde_report)"
       read -r pt _ <<<"$(measure_median perf_report)"
-      printf '| %s | %s | %s | %s MB | %.3f s | %.3f s | %s |\n' "$(describe "$name")" "$tool" "$samples" "$size_mb" "$st" "$pt" "$(ratio "$pt" "$st")"
+      printf '| %s | %s | %s | %s MB | %.3f s | %.3f s | %s |' "$(describe "$name")" "$tool" "$samples" "$size_mb" "$st" "$pt" "$(ratio "$pt" "$st")"
+      if [[ -n $baseline ]]; then
+        baseline_report
+        read -r bt _ <<<"$(measure_median baseline_report)"
+        printf ' %.3f s | %s |' "$bt" "$(ratio "$pt" "$bt")"
+      fi
+      echo
     done
   done
 } >"$out"

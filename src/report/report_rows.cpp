@@ -54,6 +54,11 @@ int nulls_last(bool a_has, bool b_has) { return a_has == b_has ? 0 : (a_has ? 1 
 struct RowRanks {
   std::vector<uint32_t> comm, dso, sym, parent, srcline;
   std::vector<uint8_t> has_dso, resolved;
+  // The symbol's start in its object, or the address without a symbol
+  // (perf's collapse key), and each row's Children and Self: the trees'
+  // first questions, answered from arrays rather than from the rows.
+  std::vector<uint64_t> position;
+  std::vector<std::pair<uint64_t, uint64_t>> periods;  // Children, Self
 };
 
 template <typename Text>
@@ -79,11 +84,14 @@ bool sorts_by(const ReportOptions& o, Field f) {
 RowRanks rank_rows(const Profile& p, const std::vector<HistEntry>& rows, const ReportOptions& o) {
   RowRanks r;
   const size_t n = rows.size();
-  r.has_dso.resize(n), r.resolved.resize(n);
+  r.has_dso.resize(n), r.resolved.resize(n), r.position.resize(n), r.periods.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const auto& loc = p.locations[rows[i].location];
     r.has_dso[i] = loc.mapping != UINT32_MAX || loc.kernel;
     r.resolved[i] = symbol_resolved(p, rows[i]);
+    const uint64_t where = loc.mapping != UINT32_MAX && !loc.kernel ? loc.file_offset : loc.address;
+    r.position[i] = r.resolved[i] ? where - loc.symbol_offset : where;
+    r.periods[i] = {rows[i].acc_period, rows[i].self_period};
   }
   if (sorts_by(o, Field::kComm)) r.comm = rank_texts(n, [&](size_t i) { return p.str(rows[i].comm); });
   if (sorts_by(o, Field::kDso) || sorts_by(o, Field::kSym)) {
@@ -125,8 +133,10 @@ class RowOrder {
     const HistEntry& a = rows_[ai];
     const HistEntry& b = rows_[bi];
     switch (f) {
-      case Field::kChildren: return children(a, b);
-      case Field::kOverhead: return descending(a.self_period, b.self_period);
+      case Field::kChildren:
+        if (int c = descending(r_.periods[ai].first, r_.periods[bi].first)) return c;
+        return children_depth(a, b);
+      case Field::kOverhead: return descending(r_.periods[ai].second, r_.periods[bi].second);
       case Field::kOverheadSys: return descending(a.sys_period, b.sys_period);
       case Field::kOverheadUs: return descending(a.us_period, b.us_period);
       case Field::kSample: return descending(a.self_samples, b.self_samples);
@@ -154,8 +164,7 @@ class RowOrder {
   // perf: with call graphs, of two rows of one thread with equal Children
   // the one whose chains are shorter (callee order; longer, caller order)
   // is the caller and goes first.
-  int children(const HistEntry& a, const HistEntry& b) const {
-    if (int c = descending(a.acc_period, b.acc_period)) return c;
+  int children_depth(const HistEntry& a, const HistEntry& b) const {
     if (!o_.call_graph || a.pid != b.pid || a.tid != b.tid || !a.chains || !b.chains) return 0;
     int c = ascending(a.chains->max_depth(), b.chains->max_depth());
     return o_.graph.order == GraphOrder::kCaller ? -c : c;
@@ -173,8 +182,8 @@ class RowOrder {
 // signed difference, as perf's do; texts by their ranks, as strcmp would.
 class CollapseOrder {
  public:
-  CollapseOrder(const Profile& p, const std::vector<HistEntry>& rows, const RowRanks& ranks, const ReportOptions& o)
-      : p_(p), rows_(rows), r_(ranks) {
+  CollapseOrder(const std::vector<HistEntry>& rows, const RowRanks& ranks, const ReportOptions& o)
+      : rows_(rows), r_(ranks) {
     for (Field f : o.layout.sort)
       if (is_key(f)) fields_.push_back(f);
   }
@@ -201,10 +210,10 @@ class CollapseOrder {
       case Field::kDso: return dso(li, ri);
       case Field::kSym: {
         const bool rl = r_.resolved[li], rr = r_.resolved[ri];
-        if (!rl && !rr) return static_cast<int64_t>(position(r, false) - position(l, false));
+        if (!rl && !rr) return static_cast<int64_t>(r_.position[ri] - r_.position[li]);
         if (int64_t c = dso(li, ri)) return c;
         if (!rl || !rr) return cmp_null(!rl, !rr);
-        return static_cast<int64_t>(position(r, true) - position(l, true));
+        return static_cast<int64_t>(r_.position[ri] - r_.position[li]);
       }
       case Field::kSrcline: return sign(r_.srcline[ri], r_.srcline[li]);
       case Field::kParent:
@@ -220,13 +229,6 @@ class CollapseOrder {
     if (!r_.has_dso[li] || !r_.has_dso[ri]) return cmp_null(!r_.has_dso[li], !r_.has_dso[ri]);
     return sign(r_.dso[ri], r_.dso[li]);
   }
-  // The symbol's start in its object, or the address without a symbol.
-  uint64_t position(const HistEntry& e, bool resolved) const {
-    const auto& loc = p_.locations[e.location];
-    const uint64_t where = loc.mapping != UINT32_MAX && !loc.kernel ? loc.file_offset : loc.address;
-    return resolved ? where - loc.symbol_offset : where;
-  }
-  const Profile& p_;
   const std::vector<HistEntry>& rows_;
   const RowRanks& r_;
   std::vector<Field> fields_;
@@ -252,7 +254,7 @@ std::vector<RowSet> arrange_rows(const Profile& p, const std::vector<EventHists>
     std::vector<uint32_t> order(all.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     const RowRanks ranks = rank_rows(p, all, o);
-    const CollapseOrder collapse(p, all, ranks, o);
+    const CollapseOrder collapse(all, ranks, o);
     order = rbtree_order(order, [&](uint32_t fresh, uint32_t node) { return collapse(node, fresh) < 0; });
     const RowOrder before(all, ranks, o, output_fields(o, elided));
     order = rbtree_order(order, before);
