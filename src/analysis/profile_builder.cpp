@@ -298,7 +298,7 @@ class ProfileBuilder::Impl {
   // text key); (path, offset) for an unresolved address.
   uint32_t function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
     if (!r.resolved()) {
-      const FunctionKey k{f.map ? profile_.mappings[pm].path : StringId{0}, f.map ? f.file_offset : f.addr};
+      const FunctionKey k{f.map ? raw_path_id(f.map) : 0, f.map ? f.file_offset : f.addr};
       auto [id, fresh] = unresolved_index_.find_or_insert(k, static_cast<uint32_t>(profile_.functions.size()));
       if (fresh) new_function(r, f, pm);
       return id;
@@ -308,6 +308,16 @@ class ProfileBuilder::Impl {
     const uint32_t fid = symbol_function(r, f, pm);
     if (fresh) *id = fid;
     return fid;
+  }
+
+  // The recorded path of a mapping as a number (0: ""), once per mapping:
+  // the key of unresolved addresses is the recorded path, not the profile's
+  // name of the mapping (several anonymous mappings share one name).
+  uint32_t raw_path_id(const Mapping* m) {
+    if (m->index >= raw_path_of_.size()) raw_path_of_.resize(m->index + 1, UINT32_MAX);
+    uint32_t& v = raw_path_of_[m->index];
+    if (v == UINT32_MAX) v = m->path.empty() ? 0 : raw_paths_.emplace(m->path, uint32_t(raw_paths_.size()) + 1).first->second;
+    return v;
   }
 
   uint32_t symbol_function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
@@ -423,7 +433,7 @@ class ProfileBuilder::Impl {
     size_t operator()(uint64_t k) const { return static_cast<size_t>(mix64(k)); }
   };
   struct FunctionKey {
-    uint32_t scope;  // resolved: the mapping; unresolved: its path's string
+    uint32_t scope;  // resolved: the profile mapping; unresolved: the recorded path's number
     uint64_t where;  // resolved: the symbol's address; unresolved: the offset (or address)
     bool operator==(const FunctionKey&) const = default;
   };
@@ -432,6 +442,8 @@ class ProfileBuilder::Impl {
   };
   FlatIndex<FunctionKey, FunctionKeyHash> symbol_index_;
   FlatIndex<FunctionKey, FunctionKeyHash> unresolved_index_;
+  std::unordered_map<std::string, uint32_t> raw_paths_;  // recorded path -> its number (once per mapping)
+  std::vector<uint32_t> raw_path_of_;                    // by Mapping::index
   FlatIndex<LocKey, LocKeyHash> location_index_;
   FlatIndex<uint64_t, U64Hash> node_index_;
   FlatIndex<SampleKey, SampleKeyHash> sample_index_;
