@@ -17,6 +17,21 @@
 
 namespace sonde::analysis {
 
+namespace {
+
+// perf's "%#018lx" of an address without a symbol ("0x" and 16 lowercase
+// hex digits), without a format string parsed per unresolved location.
+struct AddressName {
+  char text[18];
+  explicit AddressName(uint64_t a) {
+    text[0] = '0', text[1] = 'x';
+    for (int i = 17; i >= 2; --i, a >>= 4) text[i] = "0123456789abcdef"[a & 15];
+  }
+  std::string_view view() const { return {text, sizeof text}; }
+};
+
+}  // namespace
+
 using namespace sonde::format;
 
 bool ProfileFilter::accepts_event(std::string_view name) const {
@@ -339,7 +354,7 @@ class ProfileBuilder::Impl {
     } else {
       // perf prints "%-#.*llx": C's '#' adds no 0x to a zero, so mimic it.
       uint64_t a = f.map && !f.kernel ? f.file_offset : f.addr;
-      fn.name = profile_.intern(a ? fmt::format("{:#018x}", a) : std::string(16, '0'));
+      fn.name = profile_.intern(a ? AddressName(a).view() : std::string_view("0000000000000000"));
       fn.raw_name = fn.name;
     }
     uint32_t id = static_cast<uint32_t>(profile_.functions.size());
