@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sonde="$build/cli/sonde"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble fuzz_stat_stream; do
+for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_symbol_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble fuzz_stat_stream; do
   mkdir -p "$seeds/$f"
 done
 
@@ -114,6 +114,13 @@ for narrow in (0, 1):
     idx = head + keys + b"".join(struct.pack("<I", p) for p in pos) + mods
     open(f"{sys.argv[1]}/index{narrow}", "wb").write(struct.pack("<H", len(text)) + text + idx)
 PY
+
+# Symbol indexes: the regression corpus's, and real ones sonde writes.
+cp "$root"/tests/corpus/files/s*_symbol_index_*.idx "$seeds/fuzz_symbol_index/" 2>/dev/null
+if [ -x "$sonde" ]; then
+  "$sonde" buildid-cache --buildid-dir "$tmp/index-cache" --index /bin/true /usr/bin/xz >/dev/null 2>&1
+  find "$tmp/index-cache" -name sonde-symbols.idx | while read -r f; do cp "$f" "$seeds/fuzz_symbol_index/$(basename "$(dirname "$f")").idx"; done
+fi
 
 # perf maps.
 printf '7f0000001000 40 jitted_a\n0x7f0000001040 0x20 Interpreter::run(int)\n7f0000002000 1000 [stub]\n' \

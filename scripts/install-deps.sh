@@ -16,6 +16,7 @@ BUILD_PACKAGES=(
 # npm packages (tests/convert/js), tmux (top), man-db and dpkg-dev (package).
 TEST_PACKAGES=(
   git ccache elfutils debuginfod linux-perf binutils tmux man-db dpkg-dev
+  xz-utils gzip coreutils  # test-only: the real programs bench/report_real.sh records
   libgtest-dev libgmock-dev libbenchmark-dev systemtap-sdt-dev
   llvm libclang-rt-14-dev golang-go chromium chromium-driver nodejs
   # test-only: the fleet store the clickhouse-labelled tests start (docs/fleet.md)

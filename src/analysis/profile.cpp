@@ -3,7 +3,7 @@
 namespace sonde::analysis {
 
 StringId Profile::intern(std::string_view s) {
-  auto it = index_.find(std::string(s));
+  auto it = index_.find(s);
   if (it != index_.end()) return it->second;
   StringId id = static_cast<StringId>(strings_.size());
   strings_.emplace_back(s);

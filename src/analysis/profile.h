@@ -118,7 +118,12 @@ class Profile {
 
  private:
   std::vector<std::string> strings_;
-  std::unordered_map<std::string, StringId> index_;
+  // Looked up by string_view (no std::string built per lookup).
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, StringId, TextHash, std::equal_to<>> index_;
 };
 
 }  // namespace sonde::analysis

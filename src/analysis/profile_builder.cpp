@@ -17,6 +17,21 @@
 
 namespace sonde::analysis {
 
+namespace {
+
+// perf's "%#018lx" of an address without a symbol ("0x" and 16 lowercase
+// hex digits), without a format string parsed per unresolved location.
+struct AddressName {
+  char text[18];
+  explicit AddressName(uint64_t a) {
+    text[0] = '0', text[1] = 'x';
+    for (int i = 17; i >= 2; --i, a >>= 4) text[i] = "0123456789abcdef"[a & 15];
+  }
+  std::string_view view() const { return {text, sizeof text}; }
+};
+
+}  // namespace
+
 using namespace sonde::format;
 
 bool ProfileFilter::accepts_event(std::string_view name) const {
@@ -292,13 +307,44 @@ class ProfileBuilder::Impl {
     return v;
   }
 
+  // A location's function, found by integers: (mapping, symbol address)
+  // for a symbol (its name checked, since objects are shared by build-id
+  // across mappings: a miss falls back to the (object, address, name)
+  // text key); (path, offset) for an unresolved address.
   uint32_t function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
-    // Resolved symbols are one function per (object, symbol address);
-    // unresolved addresses each get a placeholder named after the address.
-    std::string key = r.resolved() ? fmt::format("{}\x1f{:x}\x1f{}", r.dso, r.symbol_addr, r.name)
-                                   : fmt::format("{}\x1f?{:x}", f.map ? f.map->path : "", f.map ? f.file_offset : f.addr);
+    if (!r.resolved()) {
+      const FunctionKey k{f.map ? raw_path_id(f.map) : 0, f.map ? f.file_offset : f.addr};
+      auto [id, fresh] = unresolved_index_.find_or_insert(k, static_cast<uint32_t>(profile_.functions.size()));
+      if (fresh) new_function(r, f, pm);
+      return id;
+    }
+    auto [id, fresh] = symbol_index_.slot(FunctionKey{pm, r.symbol_addr}, UINT32_MAX);
+    if (!fresh && profile_.str(profile_.functions[*id].name) == r.name) return *id;
+    const uint32_t fid = symbol_function(r, f, pm);
+    if (fresh) *id = fid;
+    return fid;
+  }
+
+  // The recorded path of a mapping as a number (0: ""), once per mapping:
+  // the key of unresolved addresses is the recorded path, not the profile's
+  // name of the mapping (several anonymous mappings share one name).
+  uint32_t raw_path_id(const Mapping* m) {
+    if (m->index >= raw_path_of_.size()) raw_path_of_.resize(m->index + 1, UINT32_MAX);
+    uint32_t& v = raw_path_of_[m->index];
+    if (v == UINT32_MAX) v = m->path.empty() ? 0 : raw_paths_.emplace(m->path, uint32_t(raw_paths_.size()) + 1).first->second;
+    return v;
+  }
+
+  uint32_t symbol_function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
+    std::string key = fmt::format("{}\x1f{:x}\x1f{}", r.dso, r.symbol_addr, r.name);
     auto it = function_index_.find(key);
     if (it != function_index_.end()) return it->second;
+    const uint32_t id = new_function(r, f, pm);
+    function_index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  uint32_t new_function(const ResolvedSymbol& r, const Frame& f, uint32_t pm) {
     ProfileFunction fn;
     fn.mapping = pm;
     fn.resolved = r.resolved();
@@ -308,12 +354,11 @@ class ProfileBuilder::Impl {
     } else {
       // perf prints "%-#.*llx": C's '#' adds no 0x to a zero, so mimic it.
       uint64_t a = f.map && !f.kernel ? f.file_offset : f.addr;
-      fn.name = profile_.intern(a ? fmt::format("{:#018x}", a) : std::string(16, '0'));
+      fn.name = profile_.intern(a ? AddressName(a).view() : std::string_view("0000000000000000"));
       fn.raw_name = fn.name;
     }
     uint32_t id = static_cast<uint32_t>(profile_.functions.size());
     profile_.functions.push_back(fn);
-    function_index_.emplace(std::move(key), id);
     return id;
   }
 
@@ -402,6 +447,18 @@ class ProfileBuilder::Impl {
   struct U64Hash {
     size_t operator()(uint64_t k) const { return static_cast<size_t>(mix64(k)); }
   };
+  struct FunctionKey {
+    uint32_t scope;  // resolved: the profile mapping; unresolved: the recorded path's number
+    uint64_t where;  // resolved: the symbol's address; unresolved: the offset (or address)
+    bool operator==(const FunctionKey&) const = default;
+  };
+  struct FunctionKeyHash {
+    size_t operator()(const FunctionKey& k) const { return static_cast<size_t>(mix64(k.where ^ (uint64_t(k.scope) << 44))); }
+  };
+  FlatIndex<FunctionKey, FunctionKeyHash> symbol_index_;
+  FlatIndex<FunctionKey, FunctionKeyHash> unresolved_index_;
+  std::unordered_map<std::string, uint32_t> raw_paths_;  // recorded path -> its number (once per mapping)
+  std::vector<uint32_t> raw_path_of_;                    // by Mapping::index
   FlatIndex<LocKey, LocKeyHash> location_index_;
   FlatIndex<uint64_t, U64Hash> node_index_;
   FlatIndex<SampleKey, SampleKeyHash> sample_index_;

@@ -42,7 +42,8 @@ std::string c_int(int64_t v, size_t width, size_t precision) {
 
 }  // namespace
 
-ColumnTable::ColumnTable(const Profile& p, const ReportOptions& o, const RowSet& rows) : p_(p), o_(o), rows_(rows) {
+ColumnTable::ColumnTable(const Profile& p, const ReportOptions& o, const RowSet& rows)
+    : p_(p), o_(o), rows_(rows), object_names_(p, o.verbose) {
   const std::vector<Field> elided = elided_fields(o);
   for (Field f : o.layout.columns)
     if (std::find(elided.begin(), elided.end(), f) == elided.end()) columns_.push_back(f);
@@ -60,7 +61,7 @@ void ColumnTable::size_widths() {
     unresolved |= !resolved;
     comm = std::max(comm, thread_comm(*e).size());
     const auto& loc = p_.locations[e->location];
-    if (loc.mapping != UINT32_MAX) grow(Field::kDso, object_name(p_, e->location, o_.verbose).size());
+    if (loc.mapping != UINT32_MAX) grow(Field::kDso, object_names_(e->location).size());
     if (e->parent != UINT32_MAX) grow(Field::kParent, p_.str(p_.functions[e->parent].name).size());
     grow(Field::kSrcline, e->srcline.size());
   }
@@ -94,51 +95,57 @@ void ColumnTable::header(fmt::memory_buffer& out) const {
   fmt::format_to(it, "\n#\n");
 }
 
-std::string ColumnTable::symbol_cell(const HistEntry& e) const {
+void ColumnTable::symbol_cell(const HistEntry& e, fmt::memory_buffer& out) const {
   const auto& loc = p_.locations[e.location];
-  std::string out;
+  auto it = fmt::appender(out);
   if (o_.verbose) {
     // perf: the address in the object, and where its symbols came from
     // (sonde does not say: '.').
     uint64_t addr = loc.mapping != UINT32_MAX && !loc.kernel ? loc.file_offset : loc.address;
-    out += fmt::format("{:<#18x} {} ", addr, loc.kernel ? 'k' : '.');
+    fmt::format_to(it, "{:<#18x} {} ", addr, loc.kernel ? 'k' : '.');
   }
-  out += fmt::format("[{}] {}", e.kernel ? 'k' : '.', symbol_name(p_, e));
-  return out;
+  fmt::format_to(it, "[{}] {}", e.kernel ? 'k' : '.', symbol_name(p_, e));
 }
 
-std::string ColumnTable::cell(Field f, const HistEntry& e) const {
+void ColumnTable::cell(Field f, const HistEntry& e, fmt::memory_buffer& out) const {
   const uint64_t total = rows_.hists->period;
-  auto pct = [&](uint64_t v) { return fmt::format("{:>{}.2f}%", total ? 100.0 * double(v) / double(total) : 0.0, width(f) - 1); };
+  auto it = fmt::appender(out);
+  auto pct = [&](uint64_t v) {
+    fmt::format_to(it, "{:>{}.2f}%", total ? 100.0 * double(v) / double(total) : 0.0, width(f) - 1);
+  };
   switch (f) {
     case Field::kChildren: return pct(e.acc_period);
     case Field::kOverhead: return pct(e.self_period);
     case Field::kOverheadSys: return pct(e.sys_period);
     case Field::kOverheadUs: return pct(e.us_period);
-    case Field::kSample: return fmt::format("{:>{}}", e.self_samples, width(f));
-    case Field::kPeriod: return fmt::format("{:>{}}", e.self_period, width(f));
-    case Field::kComm: return fmt::format("{:<{}}", p_.str(e.comm), width(f));
+    case Field::kSample: fmt::format_to(it, "{:>{}}", e.self_samples, width(f)); return;
+    case Field::kPeriod: fmt::format_to(it, "{:>{}}", e.self_period, width(f)); return;
+    case Field::kComm: fmt::format_to(it, "{:<{}}", p_.str(e.comm), width(f)); return;
     case Field::kPid:
-    case Field::kTid: return fmt::format("{:>7}:{:<{}}", int32_t(e.tid), thread_comm(e), std::max<size_t>(width(f), 7) - 8);
-    case Field::kDso: return fmt::format("{:<{}}", object_name(p_, e.location, o_.verbose), width(f));
-    case Field::kSym: return symbol_cell(e);
-    case Field::kSrcline: return e.srcline;
+    case Field::kTid:
+      fmt::format_to(it, "{:>7}:{:<{}}", int32_t(e.tid), thread_comm(e), std::max<size_t>(width(f), 7) - 8);
+      return;
+    case Field::kDso: fmt::format_to(it, "{:<{}}", object_names_(e.location), width(f)); return;
+    case Field::kSym: return symbol_cell(e, out);
+    case Field::kSrcline: out.append(e.srcline); return;
     case Field::kParent:
-      return fmt::format("{:<{}}", e.parent == UINT32_MAX ? "[other]" : p_.str(p_.functions[e.parent].name), width(f));
-    case Field::kCpu: return c_int(e.cpu, width(f), width(f));
-    case Field::kSocket: return c_int(e.socket, width(f), width(f) - 3);
-    case Field::kCore: return c_int(e.core, width(f), width(f) - 3);
+      fmt::format_to(it, "{:<{}}", e.parent == UINT32_MAX ? "[other]" : p_.str(p_.functions[e.parent].name), width(f));
+      return;
+    case Field::kCpu: out.append(c_int(e.cpu, width(f), width(f))); return;
+    case Field::kSocket: out.append(c_int(e.socket, width(f), width(f) - 3)); return;
+    case Field::kCore: out.append(c_int(e.core, width(f), width(f) - 3)); return;
   }
-  return "";
 }
 
 // Every cell but the last is padded to its column's width.
 void ColumnTable::row(const HistEntry& e, fmt::memory_buffer& out) const {
-  auto it = fmt::appender(out);
   for (size_t i = 0; i < columns_.size(); ++i) {
-    std::string c = cell(columns_[i], e);
-    if (i + 1 < columns_.size() && c.size() < width(columns_[i])) c.resize(width(columns_[i]), ' ');
-    fmt::format_to(it, "  {}", c);
+    out.append(std::string_view("  "));
+    const size_t start = out.size();
+    cell(columns_[i], e, out);
+    const size_t written = out.size() - start;
+    if (i + 1 < columns_.size() && written < width(columns_[i])) out.resize(start + width(columns_[i]));
+    for (size_t at = start + written; at < out.size(); ++at) out[at] = ' ';
   }
   out.push_back('\n');
 }

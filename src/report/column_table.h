@@ -32,8 +32,9 @@ class ColumnTable {
     w = std::max(w, n);
   }
   size_t width(Field f) const { return widths_[static_cast<size_t>(f)]; }
-  std::string cell(Field f, const HistEntry& e) const;
-  std::string symbol_cell(const HistEntry& e) const;
+  // Appended to `out` (no string per cell: a report prints rows x columns).
+  void cell(Field f, const HistEntry& e, fmt::memory_buffer& out) const;
+  void symbol_cell(const HistEntry& e, fmt::memory_buffer& out) const;
   std::string_view thread_comm(const HistEntry& e) const {
     auto it = p_.thread_comms.find(e.tid);
     return it == p_.thread_comms.end() ? p_.str(e.comm) : p_.str(it->second);
@@ -42,6 +43,7 @@ class ColumnTable {
   const analysis::Profile& p_;
   const ReportOptions& o_;
   const RowSet& rows_;
+  const ObjectNames object_names_;  // each mapping's name, made once
   std::vector<Field> columns_;
   size_t widths_[32] = {};
 };

@@ -24,7 +24,7 @@ struct HistKeyHash {
                        uint64_t(k.parent), uint64_t(uint32_t(k.cpu)), uint64_t(uint32_t(k.socket)),
                        uint64_t(uint32_t(k.core))})
       h = (h ^ v) * 1099511628211ULL;
-    return static_cast<size_t>(h);
+    return static_cast<size_t>(mix64(h));
   }
 };
 
@@ -86,7 +86,7 @@ class Builder {
   mutable std::vector<int8_t> parent_match_;   // by function: matches --parent
   mutable std::vector<int8_t> callee_match_;   // by function: matches --ignore-callees
   std::vector<std::string> srcline_text_;
-  std::unordered_map<HistKey, uint32_t, HistKeyHash> index_;
+  FlatIndex<HistKey, HistKeyHash> index_;
 };
 
 // perf compares a chain's frames by their objects' addresses, which follow
@@ -196,8 +196,8 @@ HistKey Builder::key(const SampleFacts& f, const ChainElem& e) {
 
 HistEntry& Builder::entry(EventHists& ev, const SampleFacts& f, const ChainElem& e, bool filtered, bool kernel) {
   HistKey k = key(f, e);
-  auto [it, fresh] = index_.emplace(k, static_cast<uint32_t>(ev.entries.size()));
-  if (!fresh) return ev.entries[it->second];
+  auto [id, fresh] = index_.find_or_insert(k, static_cast<uint32_t>(ev.entries.size()));
+  if (!fresh) return ev.entries[id];
   HistEntry& h = ev.entries.emplace_back();
   h.key = k;
   h.function = e.function;
@@ -253,6 +253,8 @@ std::vector<EventHists> Builder::build() {
   std::vector<HistKey> seen;
   for (uint32_t ev = 0; ev < p_.events.size(); ++ev) {
     EventHists& hists = out.emplace_back();
+    // Rows are about one per function with one event: no regrowth of the rows.
+    if (p_.events.size() == 1) hists.entries.reserve(p_.functions.size());
     hists.event = ev;
     index_.clear();
     const bool has_cpu = p_.events[ev].sample_type & (1u << 7);  // PERF_SAMPLE_CPU
@@ -328,6 +330,21 @@ std::string object_name(const Profile& p, uint32_t location, bool long_name) {
   std::string_view path = p.str(p.mappings[loc.mapping].path);
   if (long_name && !path.starts_with("[")) return std::string(path);
   return mapping_short_name(path);
+}
+
+ObjectNames::ObjectNames(const Profile& p, bool long_name) : p_(p) {
+  by_mapping_.reserve(p.mappings.size());
+  for (const auto& m : p.mappings) {
+    std::string_view path = p.str(m.path);
+    by_mapping_.push_back(long_name && !path.starts_with("[") ? std::string(path) : mapping_short_name(path));
+  }
+}
+
+std::string_view ObjectNames::operator()(uint32_t location) const {
+  if (location == UINT32_MAX) return "[unknown]";
+  const ProfileLocation& loc = p_.locations[location];
+  if (loc.mapping == UINT32_MAX) return loc.kernel ? "[kernel.kallsyms]" : "[unknown]";
+  return by_mapping_[loc.mapping];
 }
 
 std::vector<EventHists> build_hists(const Profile& p, const HistOptions& options) {

@@ -74,5 +74,16 @@ std::string frame_srcline(const analysis::Profile& p, uint32_t location, GraphKe
 // A row's object as perf names it: "[kernel.kallsyms]", "[vdso]", the file
 // name, or with `long_name` its path; "[unknown]" without one.
 std::string object_name(const analysis::Profile& p, uint32_t location, bool long_name);
+// The same for every location of a Profile without a string per call: each
+// mapping's name made once (rows compare and print them many times).
+class ObjectNames {
+ public:
+  ObjectNames(const analysis::Profile& p, bool long_name);
+  std::string_view operator()(uint32_t location) const;
+
+ private:
+  const analysis::Profile& p_;
+  std::vector<std::string> by_mapping_;
+};
 
 }  // namespace sonde::report

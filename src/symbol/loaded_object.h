@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +16,8 @@
 #include "elf/symbol_table.h"
 #include "jit/jitdump.h"
 #include "symbol/kernel_symbols.h"
+#include "symbol/symbol_index.h"
+#include "symbol/symbol_index_store.h"
 #include "symbol/symbolizer.h"
 
 namespace sonde {
@@ -27,6 +30,13 @@ struct LoadedObject {
   const ElfFile* dwarf_file = nullptr;  // has .debug_info
   std::string original_path;            // for .gnu_debuglink lookups
   SymbolTable table;
+  // ELF objects: the finished table as a symbol index (symbol_index.h),
+  // mapped from the build-id cache or encoded by this run (`index_bytes`);
+  // `table` is then empty. Without one (a table too large to encode) the
+  // lookups use `table`.
+  std::optional<SymbolIndex> index;
+  MappedFile index_file;
+  std::string index_bytes;
   std::string text;                     // perf map or jitdump contents (names point here)
   std::unique_ptr<jit::JitDump> jitdump;  // jitdump: its code loads and lines (views into `text`)
   KernelSymbols ksyms;                  // kernel: its own compact table instead of `table`

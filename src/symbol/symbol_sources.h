@@ -42,8 +42,12 @@ enum class SourceKind : uint8_t {
 SourceKind classify_source(std::string_view path);
 
 // elf_source.cpp: the symbol table of an ELF object, from what the locator
-// finds. Failures leave info.reason and info.note.
-void load_elf_source(LoadedObject& o, ObjectLocator& locator, const BuildId& id, const std::string& path, pid_t pid);
+// finds: the cache's symbol index of its build-id when there is a valid one
+// (symbol_index_store.h), else built from the ELF files and kept there
+// (`cache` may be null: then kept in memory only). Failures leave
+// info.reason and info.note.
+void load_elf_source(LoadedObject& o, ObjectLocator& locator, BuildIdCache* cache, const BuildId& id,
+                     const std::string& path, pid_t pid);
 // DWARF for source lines and inline frames, loaded on first use (looking for
 // a debug file then if the object's files have none). False without.
 bool load_elf_dwarf(LoadedObject& o, ObjectLocator& locator, NoteList& notes);

@@ -113,7 +113,31 @@ struct Symbolizer::Impl {
     r.reason = Reason::kNone;
   }
 
+  std::string_view index_name(LoadedObject& o, size_t i) {
+    std::string_view raw = o.index->name(i);
+    if (!opts.demangle) return raw;
+    if (o.demangled.empty()) o.demangled.resize(o.index->size());
+    std::string_view& slot = o.demangled[i];
+    if (slot.data() == nullptr) slot = demangle(raw);
+    return slot;
+  }
+
+  void lookup_index(LoadedObject& o, std::optional<uint64_t> addr, ResolvedSymbol& r) {
+    const size_t i = addr ? o.index->find(*addr) : SymbolIndex::kNone;
+    if (i == SymbolIndex::kNone) {
+      r.reason = Reason::kUnknown;
+      return;
+    }
+    r.raw_name = o.index->name(i);
+    r.name = index_name(o, i);
+    r.symbol_addr = o.index->addr(i);
+    r.offset = *addr - r.symbol_addr;
+    r.symbol_size = o.index->size(i);
+    r.reason = Reason::kNone;
+  }
+
   void lookup_table(LoadedObject& o, std::optional<uint64_t> addr, ResolvedSymbol& r) {
+    if (o.index) return lookup_index(o, addr, r);
     const TableSymbol* s = addr ? o.table.find(*addr) : nullptr;
     if (!s) {
       r.reason = Reason::kUnknown;
@@ -140,7 +164,7 @@ struct Symbolizer::Impl {
     o->info.path = path;
     o->info.build_id = id;
     if (kind == SourceKind::kPseudo) load_pseudo_source(*o, locator, id, path);
-    else load_elf_source(*o, locator, id, path, pid);
+    else load_elf_source(*o, locator, cache ? &*cache : nullptr, id, path, pid);
     bool found = o->info.reason == Reason::kNone || o->info.reason == Reason::kUnknown;
     return add_object(found ? std::move(key) : std::move(fail_key), std::move(o));
   }

@@ -17,6 +17,13 @@ class FlatIndex {
 
   // The id stored for `key`, or `id_if_new` stored now; second: inserted.
   std::pair<uint32_t, bool> find_or_insert(const Key& key, uint32_t id_if_new) {
+    auto [id, fresh] = slot(key, id_if_new);
+    return {*id, fresh};
+  }
+
+  // The same, as the stored id itself, for a caller that decides the id
+  // after the lookup (valid until the next insertion).
+  std::pair<uint32_t*, bool> slot(const Key& key, uint32_t id_if_new) {
     if ((size_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
     size_t i = Hash()(key) & mask_;
     for (;;) {
@@ -26,9 +33,9 @@ class FlatIndex {
         s.id = id_if_new;
         s.used = true;
         ++size_;
-        return {id_if_new, true};
+        return {&s.id, true};
       }
-      if (s.key == key) return {s.id, false};
+      if (s.key == key) return {&s.id, false};
       i = (i + 1) & mask_;
     }
   }

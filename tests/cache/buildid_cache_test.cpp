@@ -164,6 +164,45 @@ TEST(BuildIdCache, PurgeMissing) {
   EXPECT_FALSE(fs::exists(root + a));
 }
 
+// --index BIN and --all build symbol indexes in the entries (made for an
+// object not cached yet); --remove and --purge-missing drop them with it.
+TEST(BuildIdCache, IndexBuildsSymbolIndexesThatRemoveAndPurgeDrop) {
+  TempDir t;
+  std::string a = t / "a", b = t / "b";
+  ASSERT_TRUE(test::compile_fixture("sym_funcs.c", a));
+  ASSERT_TRUE(test::compile_fixture("sym_cxx.cpp", b));
+  const std::string root = t / "root";
+  const std::string ida = test::build_id_of(a), idb = test::build_id_of(b);
+  const std::string index_a = root + a + "/" + ida + "/sonde-symbols.idx";
+  const std::string index_b = root + b + "/" + idb + "/sonde-symbols.idx";
+  auto r = test::sh(sonde_cmd("--index '" + a + "' --buildid-dir '" + root + "'"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("indexed " + ida + " " + a + " (", 0), 0u) << r.out;
+  EXPECT_TRUE(fs::exists(index_a));
+  EXPECT_FALSE(fs::exists(root + a + "/" + ida + "/elf")) << "--index keeps the index only";
+  ASSERT_EQ(test::sh(sonde_cmd("--add '" + b + "' --buildid-dir '" + root + "'")).exit_code, 0);
+  r = test::sh(sonde_cmd("--all --buildid-dir '" + root + "'"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::count_lines_with(r.out, "indexed "), 2u) << r.out;
+  EXPECT_TRUE(fs::exists(index_b));
+  r = test::sh(sonde_cmd("--remove " + idb + " --buildid-dir '" + root + "'"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(index_b));
+  fs::remove(a);
+  r = test::sh(sonde_cmd("--purge-missing --buildid-dir '" + root + "'"));
+  EXPECT_EQ(r.out, "purged " + ida + " " + a + "\n");
+  EXPECT_FALSE(fs::exists(index_a));
+  // Not an ELF file, and a missing one: one line each, exit 1.
+  std::ofstream(t / "text") << "hello";
+  r = test::sh(sonde_cmd("--index '" + t.path() + "/text' '" + t.path() + "/missing' --buildid-dir '" + root + "'"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sonde buildid-cache: " + t.path() + "/text: not an ELF file with a build-id\n"
+                   "sonde buildid-cache: " + t.path() + "/missing: not an ELF file with a build-id\n");
+  r = test::sh(sonde_cmd("--buildid-dir '" + root + "'"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("give one of --add, --remove, --list, --purge-missing, --index, --all"), std::string::npos) << r.err;
+}
+
 TEST(BuildIdCache, BadInputIsRejectedAndNothingIsWrittenOutsideTheRoot) {
   TempDir t;
   std::string root = t / "root";

@@ -25,6 +25,7 @@
 #include "support/synthetic_stream.h"
 #include "support/test_support.h"
 #include "symbol/kallsyms_index.h"
+#include "symbol/symbol_index.h"
 #include "symbol/symbolizer.h"
 #include "util/fs.h"
 
@@ -316,4 +317,32 @@ TEST(Corpus, JitdumpsThatLieAboutTheirLengthsStopWithTheirReason) {
   }
 }
 
+}  // namespace sonde::test
+
+namespace sonde::test {
+namespace {
+
+// Symbol indexes (symbol/symbol_index.h) whose header and arrays disagree in
+// the ways a 64-bit or 32-bit sum can hide: each is refused with its reason
+// before a lookup could read outside the file.
+TEST(Corpus, HostileSymbolIndexesAreRefused) {
+  SymbolIndexKey key;
+  key.build_id.size = 20;
+  for (uint8_t i = 0; i < 20; ++i) key.build_id.bytes[i] = i;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"s1_symbol_index_count_wraps.idx", "symbol count larger than the file"},
+      {"s2_symbol_index_name_past_strings.idx", "a name past the string table"},
+      {"s3_symbol_index_equal_addresses.idx", "addresses out of order"},
+  };
+  for (const auto& [file, want] : cases) {
+    auto bytes = read_small_file(corpus(file));
+    ASSERT_TRUE(bytes) << file;
+    std::string why;
+    auto index = SymbolIndex::open({reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()}, key, &why);
+    EXPECT_FALSE(index) << file;
+    EXPECT_EQ(why, want) << file;
+  }
+}
+
+}  // namespace
 }  // namespace sonde::test

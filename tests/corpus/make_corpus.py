@@ -99,6 +99,39 @@ def f7_kallsyms_index_zero_count():
     return b"SONDEKSI" + struct.pack("<IIQQQQQQ", 1, 0, 0, 0, 0xFFFFFFFF81000000, 0, 0, 0)
 
 
+# Symbol indexes (src/symbol/symbol_index.h, docs/format.md): a 64-byte
+# header {magic, version, sources, build-id size, 3 reserved, build-id[20],
+# count, strings_bytes, file_size}, addrs u64[n], sizes u64[n],
+# names {u32 offset, u32 length}[n], strings.
+SYMBOL_INDEX_BUILD_ID = bytes(range(20))
+
+
+def symbol_index(addrs, sizes, names, strings, count=None, strings_bytes=None, file_size=None):
+    body = b"".join(struct.pack("<Q", a) for a in addrs) + b"".join(struct.pack("<Q", s) for s in sizes)
+    body += b"".join(struct.pack("<II", o, n) for o, n in names) + strings
+    count = len(addrs) if count is None else count
+    strings_bytes = len(strings) if strings_bytes is None else strings_bytes
+    file_size = 64 + len(body) if file_size is None else file_size
+    head = b"SONDESYM" + struct.pack("<IIB3x", 1, 0, 20) + SYMBOL_INDEX_BUILD_ID
+    return head + struct.pack("<QQQ", count, strings_bytes, file_size) + body
+
+
+def s1_symbol_index_count_wraps():
+    # count * 24 wraps a 64-bit size to the body's length: must be refused
+    # before any array is touched.
+    return symbol_index([0x1000], [16], [(0, 1)], b"f", count=(1 << 64) // 24 + 1)
+
+
+def s2_symbol_index_name_past_strings():
+    # offset + length overflows 32 bits back inside the string table.
+    return symbol_index([0x1000, 0x2000], [16, 16], [(0, 1), (0xFFFFFFFF, 2)], b"fg")
+
+
+def s3_symbol_index_equal_addresses():
+    # Two symbols at one address: the binary search would not be defined.
+    return symbol_index([0x1000, 0x1000], [16, 16], [(0, 1), (1, 1)], b"fg")
+
+
 # jitdumps (src/jit/jitdump.h): a 40-byte header, then records with a
 # 16-byte prefix {id, total_size, timestamp}.
 def jit_header(total_size=40):
@@ -183,6 +216,9 @@ def main():
     write("f3_attrs_share_one_id_list.data", f3_shared_id_list())
     write("f5_placeholders_in_event_name.data", f5_placeholder_event_name())
     write("f7_kallsyms_index_zero_count.idx", f7_kallsyms_index_zero_count())
+    write("s1_symbol_index_count_wraps.idx", s1_symbol_index_count_wraps())
+    write("s2_symbol_index_name_past_strings.idx", s2_symbol_index_name_past_strings())
+    write("s3_symbol_index_equal_addresses.idx", s3_symbol_index_equal_addresses())
     return 0
 
 

@@ -167,3 +167,32 @@ TEST(ReportFromCache, AFifoWhereTheBinaryWasIsNotOpened) {
     EXPECT_EQ(r.exit_code, 0) << cmd << " (124: it hung)\n" << r.err;
   }
 }
+
+// The first report writes each object's symbol index into the cache; the
+// second maps them and prints the same bytes; a damaged index is ignored,
+// rewritten, and changes nothing either.
+TEST(ReportFromCache, ASecondReportMapsTheSymbolIndexesAndPrintsTheSameBytes) {
+  TempDir dir;
+  std::string bin = dir / "hot_loop";
+  ASSERT_TRUE(compile_fixture("hot_loop.c", bin));
+  auto rec = sh(record_env(dir) + sonde_bin() + " record -q -g -o " + (dir / "r.data") + " -- " + bin + " 0.3");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  const std::string report = record_env(dir) + sonde_bin() + " report -g --stdio -i " + (dir / "r.data");
+  auto first = sh(report);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("[.] hot_function"), std::string::npos) << first.out;
+  const std::string indexes = "find " + (dir / "cache") + " -name sonde-symbols.idx";
+  const auto found = lines(sh(indexes).out);
+  ASSERT_FALSE(found.empty()) << "no symbol index written";
+  auto id = sh("readelf -n " + bin + " | sed -n 's/.*Build ID: //p'").out;
+  id = id.substr(0, id.find('\n'));
+  const std::string own = dir / ("cache" + bin + "/" + id + "/sonde-symbols.idx");
+  ASSERT_TRUE(std::filesystem::exists(own)) << sh(indexes).out;
+  auto second = sh(report);
+  EXPECT_EQ(second.out, first.out);
+  EXPECT_EQ(second.err, first.err);
+  for (const auto& f : found) sh("printf 'SONDESYM garbage' > '" + f + "'");
+  auto third = sh(report);
+  EXPECT_EQ(third.out, first.out);
+  EXPECT_GT(std::filesystem::file_size(own), 64u) << "the damaged index was not rewritten";
+}
