@@ -24,5 +24,6 @@ void register_sched(CLI::App& app, int& exit_code);
 void register_stat(CLI::App& app, int& exit_code);
 void register_push(CLI::App& app, int& exit_code);
 void register_agent(CLI::App& app, int& exit_code);
+void register_probe(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

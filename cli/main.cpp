@@ -26,7 +26,7 @@ constexpr Subcommand kSubcommands[] = {
     {"annotate", sonde::cli::register_annotate},
     {"trace", sonde::cli::register_trace},             {"sched", sonde::cli::register_sched},
     {"stat", sonde::cli::register_stat},               {"push", sonde::cli::register_push},
-    {"agent", sonde::cli::register_agent},
+    {"agent", sonde::cli::register_agent},             {"probe", sonde::cli::register_probe},
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all

@@ -96,4 +96,63 @@ bool dwfl_frame_pc(Dwfl_Frame* state, Dwarf_Addr* pc, bool* isactivation) {
   return SONDE_LAZY_CALL(libdw, dwfl_frame_pc)(state, pc, isactivation);
 }
 
+
+// sonde probe (src/probe/dwarf_*): functions, scopes, variable locations,
+// types and line tables of a binary's DWARF.
+int dwarf_nextcu(Dwarf* dwarf, Dwarf_Off off, Dwarf_Off* next_off, size_t* header_sizep, Dwarf_Off* abbrev_offsetp,
+                 uint8_t* address_sizep, uint8_t* offset_sizep) {
+  return SONDE_LAZY_CALL(libdw, dwarf_nextcu)(dwarf, off, next_off, header_sizep, abbrev_offsetp, address_sizep,
+                                              offset_sizep);
+}
+Dwarf_Die* dwarf_offdie(Dwarf* dbg, Dwarf_Off offset, Dwarf_Die* result) {
+  return SONDE_LAZY_CALL(libdw, dwarf_offdie)(dbg, offset, result);
+}
+int dwarf_child(Dwarf_Die* die, Dwarf_Die* result) { return SONDE_LAZY_CALL(libdw, dwarf_child)(die, result); }
+int dwarf_siblingof(Dwarf_Die* die, Dwarf_Die* result) { return SONDE_LAZY_CALL(libdw, dwarf_siblingof)(die, result); }
+int dwarf_hasattr(Dwarf_Die* die, unsigned int search_name) {
+  return SONDE_LAZY_CALL(libdw, dwarf_hasattr)(die, search_name);
+}
+int dwarf_entrypc(Dwarf_Die* die, Dwarf_Addr* return_addr) {
+  return SONDE_LAZY_CALL(libdw, dwarf_entrypc)(die, return_addr);
+}
+int dwarf_highpc(Dwarf_Die* die, Dwarf_Addr* return_addr) {
+  return SONDE_LAZY_CALL(libdw, dwarf_highpc)(die, return_addr);
+}
+int dwarf_haspc(Dwarf_Die* die, Dwarf_Addr pc) { return SONDE_LAZY_CALL(libdw, dwarf_haspc)(die, pc); }
+int dwarf_decl_line(Dwarf_Die* decl, int* linep) { return SONDE_LAZY_CALL(libdw, dwarf_decl_line)(decl, linep); }
+const char* dwarf_decl_file(Dwarf_Die* decl) { return SONDE_LAZY_CALL(libdw, dwarf_decl_file)(decl); }
+int dwarf_func_inline(Dwarf_Die* func) { return SONDE_LAZY_CALL(libdw, dwarf_func_inline)(func); }
+int dwarf_func_inline_instances(Dwarf_Die* func, int (*callback)(Dwarf_Die*, void*), void* arg) {
+  return SONDE_LAZY_CALL(libdw, dwarf_func_inline_instances)(func, callback, arg);
+}
+int dwarf_getlocation_addr(Dwarf_Attribute* attr, Dwarf_Addr address, Dwarf_Op** exprs, size_t* exprlens,
+                           size_t nlocs) {
+  return SONDE_LAZY_CALL(libdw, dwarf_getlocation_addr)(attr, address, exprs, exprlens, nlocs);
+}
+Dwarf_Die* dwarf_formref_die(Dwarf_Attribute* attr, Dwarf_Die* type_mem) {
+  return SONDE_LAZY_CALL(libdw, dwarf_formref_die)(attr, type_mem);
+}
+int dwarf_formsdata(Dwarf_Attribute* attr, Dwarf_Sword* return_uval) {
+  return SONDE_LAZY_CALL(libdw, dwarf_formsdata)(attr, return_uval);
+}
+int dwarf_bytesize(Dwarf_Die* die) { return SONDE_LAZY_CALL(libdw, dwarf_bytesize)(die); }
+int dwarf_bitsize(Dwarf_Die* die) { return SONDE_LAZY_CALL(libdw, dwarf_bitsize)(die); }
+int dwarf_bitoffset(Dwarf_Die* die) { return SONDE_LAZY_CALL(libdw, dwarf_bitoffset)(die); }
+int dwarf_getsrclines(Dwarf_Die* cudie, Dwarf_Lines** lines, size_t* nlines) {
+  return SONDE_LAZY_CALL(libdw, dwarf_getsrclines)(cudie, lines, nlines);
+}
+Dwarf_Line* dwarf_onesrcline(Dwarf_Lines* lines, size_t idx) {
+  return SONDE_LAZY_CALL(libdw, dwarf_onesrcline)(lines, idx);
+}
+int dwarf_lineaddr(Dwarf_Line* line, Dwarf_Addr* addrp) { return SONDE_LAZY_CALL(libdw, dwarf_lineaddr)(line, addrp); }
+int dwarf_linebeginstatement(Dwarf_Line* line, bool* flagp) {
+  return SONDE_LAZY_CALL(libdw, dwarf_linebeginstatement)(line, flagp);
+}
+int dwarf_lineendsequence(Dwarf_Line* line, bool* flagp) {
+  return SONDE_LAZY_CALL(libdw, dwarf_lineendsequence)(line, flagp);
+}
+int dwarf_frame_cfa(Dwarf_Frame* frame, Dwarf_Op** ops, size_t* nops) {
+  return SONDE_LAZY_CALL(libdw, dwarf_frame_cfa)(frame, ops, nops);
+}
+
 }  // extern "C"

@@ -1,0 +1,150 @@
+// `sonde probe` definitions against perf probe 6.1 on the same binary:
+// -D lines, the lines written to uprobe_events, -l, -d, -f.
+#include <gtest/gtest.h>
+
+#include "probe/probe_test_env.h"
+
+using namespace sonde::test;
+
+namespace {
+
+std::string loop_point() {
+  int decl = ProbeFixture::source_line("int main(int argc");
+  int line = ProbeFixture::source_line("sum += r + s;");
+  return "main:" + std::to_string(line - decl);
+}
+
+// Definitions of every kind the fixture has.
+std::vector<std::string> definitions() {
+  return {"handle_request",
+          "handle_request req flags",
+          "handle_request req->id req->size req->name:string flags",
+          "x=handle_request id=req->id:x32 %di",
+          "handle_request%return $retval",
+          "handle_request%return r=$retval:s64",
+          "handle_request+4",
+          "scale value factor",
+          "scale $params",
+          "twice x",
+          loop_point() + " i sum",
+          "probe_args.c:" + std::to_string(ProbeFixture::source_line("sum += r + s;")) + " i",
+          "main argc a0=argv[0] a1=argv[1]:string"};
+}
+
+class ProbeDefine : public ::testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(Opt, ProbeDefine, ::testing::Values("-O0", "-O2"),
+                         [](const auto& info) { return std::string(info.param + 1); });
+
+}  // namespace
+
+TEST_P(ProbeDefine, DefinitionsEqualPerfProbeD) {
+  TempDir dir;
+  ProbeFixture bin(dir, GetParam());
+  ASSERT_TRUE(bin.ok());
+  for (const auto& def : definitions()) {
+    auto theirs = perf_probe("-x " + quoted(bin.path()) + " -D " + quoted(def) + " 2>/dev/null");
+    auto ours = sonde_probe("-x " + quoted(bin.path()) + " -D " + quoted(def));
+    EXPECT_EQ(ours.exit_code == 0, theirs.exit_code == 0) << def << "\n" << ours.err;
+    EXPECT_EQ(ours.out, theirs.out) << def << "\n" << ours.err;
+  }
+  EXPECT_TRUE(bin.events().empty());  // -D defines nothing
+}
+
+TEST_P(ProbeDefine, AddedEventsEqualPerfsAndDeleteRemovesThem) {
+  TempDir dir;
+  ProbeFixture bin(dir, GetParam());
+  ASSERT_TRUE(bin.ok());
+  for (const auto& def : definitions()) {
+    if (def.starts_with("twice") && GetParam() == std::string("-O2")) continue;  // inlined away
+    auto ours = sonde_probe("-q -x " + quoted(bin.path()) + " " + quoted(def));
+    ASSERT_EQ(ours.exit_code, 0) << def << "\n" << ours.err;
+    auto sonde_lines = bin.events();
+    ASSERT_FALSE(sonde_lines.empty()) << def;
+    auto del = sonde_probe("-q -d " + quoted(bin.group() + ":*"));
+    EXPECT_EQ(del.exit_code, 0) << del.err;
+    EXPECT_TRUE(bin.events().empty()) << def;
+    auto theirs = perf_probe("-q -x " + quoted(bin.path()) + " " + quoted(def));
+    ASSERT_EQ(theirs.exit_code, 0) << def << "\n" << theirs.err;
+    EXPECT_EQ(sonde_lines, bin.events()) << def;
+    bin.delete_events();
+  }
+}
+
+TEST(ProbeList, ListsLikePerfProbeL) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O0");
+  ASSERT_TRUE(bin.ok());
+  for (const char* def : {"handle_request req->id req->name:string flags", "scale%return $retval", "twice"}) {
+    auto r = sonde_probe("-q -x " + quoted(bin.path()) + " " + quoted(def));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  auto ours = sonde_probe("-l " + quoted(bin.group() + ":*"));
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto theirs = perf_probe("-l " + quoted(bin.group() + ":*") + " 2>/dev/null");
+  // perf names the source as its line table writes it (relative here), sonde
+  // as libdw gives it (joined with the compilation directory).
+  auto without_source = [](const std::string& text) {
+    std::string out;
+    for (auto l : lines(text)) {
+      size_t at = l.find('@'), in = l.find(" in ");
+      out += (at != std::string::npos && in != std::string::npos ? l.erase(at, in - at) : l) + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(without_source(ours.out), without_source(theirs.out));
+  EXPECT_EQ(count_lines_with(ours.out, bin.group() + ":twice "), 3u) << ours.out;
+  EXPECT_EQ(count_lines_with(ours.out, "(on main:"), 3u) << ours.out;  // inlined copies: their call lines
+  EXPECT_NE(ours.out.find(bin.group() + ":handle_request (on handle_request:1@"), std::string::npos) << ours.out;
+}
+
+TEST(ProbeList, ForceAddsANumberedEventAndDeleteTakesGlobs) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O2");
+  ASSERT_TRUE(bin.ok());
+  std::string x = "-x " + quoted(bin.path()) + " ";
+  ASSERT_EQ(sonde_probe("-q " + x + "scale").exit_code, 0);
+  auto again = sonde_probe(x + "scale");
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("event " + bin.event("scale") + " already exists"), std::string::npos) << again.err;
+  auto forced = sonde_probe(x + "-f scale");
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_NE(forced.err.find(bin.event("scale_1")), std::string::npos) << forced.err;
+  EXPECT_EQ(bin.events().size(), 2u);
+  auto del = sonde_probe("-d " + quoted(bin.event("scale_*")));
+  EXPECT_EQ(del.exit_code, 0) << del.err;
+  EXPECT_EQ(del.err, "Removed event: " + bin.event("scale_1") + "\n");
+  EXPECT_EQ(bin.events().size(), 1u);
+  auto none = sonde_probe("-d " + quoted(bin.event("nothing*")));
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no uprobe event matches"), std::string::npos) << none.err;
+}
+
+TEST_P(ProbeDefine, VarsLinesAndFuncsListLikePerf) {
+  TempDir dir;
+  ProbeFixture bin(dir, GetParam());
+  ASSERT_TRUE(bin.ok());
+  std::string x = "-x " + quoted(bin.path()) + " ";
+  for (const std::string& point : {std::string("handle_request"), std::string("scale"), loop_point(), std::string("main")}) {
+    auto ours = sonde_probe(x + "-V " + quoted(point));
+    auto theirs = perf_probe(x + "-V " + quoted(point) + " 2>/dev/null");
+    EXPECT_EQ(ours.exit_code, 0) << ours.err;
+    EXPECT_EQ(ours.out, theirs.out) << point;
+  }
+  // -L: the function's own lines, numbered as perf numbers them (perf also
+  // prints a few lines past the function's end; sonde stops there).
+  auto ours = sonde_probe(x + "-L handle_request");
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto theirs = perf_probe(x + "-L handle_request 2>/dev/null");
+  auto our_lines = lines(ours.out), their_lines = lines(theirs.out);
+  ASSERT_GE(their_lines.size(), our_lines.size());
+  for (size_t i = 1; i < our_lines.size(); ++i) EXPECT_EQ(our_lines[i], their_lines[i]);
+  EXPECT_NE(ours.out.find("      0  __attribute__((noinline)) long handle_request("), std::string::npos) << ours.out;
+  // -F: function symbols (perf lists data symbols too: only the functions are compared).
+  auto funcs = sonde_probe(x + "-F");
+  ASSERT_EQ(funcs.exit_code, 0) << funcs.err;
+  auto perf_funcs = perf_probe(x + "-F 2>/dev/null").out;
+  for (const auto& f : lines(funcs.out)) EXPECT_NE(perf_funcs.find(f + "\n"), std::string::npos) << f;
+  EXPECT_NE(funcs.out.find("handle_request\n"), std::string::npos);
+  EXPECT_EQ(sonde_probe(x + "-F 'h*'").out, "handle_request\n");
+}
