@@ -8,6 +8,7 @@
 #include "probe/dwarf_probe_finder.h"
 #include "probe/probe_cache.h"
 #include "probe/probe_command.h"
+#include "probe/probe_definition_cache.h"
 #include "probe/probe_definition.h"
 #include "probe/uprobe_events.h"
 #include "util/diagnostics.h"
@@ -22,7 +23,7 @@ struct ProbeOptions {
   std::vector<std::string> del;
   std::string definition_only, vars, line_of, buildid_dir;
   std::string list_filter, funcs_filter;
-  bool list = false, funcs = false, force = false, quiet = false;
+  bool list = false, funcs = false, force = false, quiet = false, cache = false;
 };
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
@@ -39,31 +40,51 @@ int actions(const ProbeOptions& o) {
          o.list + o.funcs;
 }
 
+// --cache: the definitions kept in the build-id cache.
+void run_cache(const ProbeOptions& o, const probe::ProbeRequest& req) {
+  if (!o.del.empty()) {
+    for (const auto& spec : probe::delete_cached_probes(o.del, req.cache_root))
+      if (!o.quiet) std::fprintf(stderr, "Removed cached definition: %s\n", spec.c_str());
+  } else if (o.list) {
+    print(probe::cached_probes_text(req.cache_root));
+  } else if (!o.words.empty()) {
+    auto added = probe::cache_probes(req);
+    if (!o.quiet) std::fputs(probe::added_text(added).c_str(), stderr);
+  } else {
+    throw_usage("probe: --cache goes with a DEFINITION, -l or -d");
+  }
+}
+
+void run_listing(const ProbeOptions& o, const std::string& root) {
+  if (o.binary.empty()) throw_usage("probe: -x BINARY is needed");
+  probe::ProbeFinder finder(o.binary, root);
+  if (o.funcs)
+    for (const auto& f : finder.functions(o.funcs_filter)) print(f + "\n");
+  else if (!o.vars.empty())
+    print(finder.variables(probe::parse_probe_definition(o.vars)));
+  else
+    print(finder.lines(probe::parse_probe_definition(o.line_of)));
+}
+
 void run(const ProbeOptions& o) {
   if (actions(o) != 1)
     throw_usage("probe: give one of DEFINITION, -a, -d, -D, -l, -F, -V, -L (see sonde probe --help)");
   std::string root = probe::ProbeCache::default_root(o.buildid_dir);
   probe::ProbeRequest req{o.binary, joined(o.words), o.force, root};
+  if (o.cache) return run_cache(o, req);
   if (!o.del.empty()) {
     for (const auto& name : probe::delete_uprobe_events(o.del))
       if (!o.quiet) std::fprintf(stderr, "Removed event: %s\n", name.c_str());
   } else if (o.list) {
     print(probe::list_probes_text(o.list_filter, root));
   } else if (!o.words.empty()) {
-    auto added = probe::add_probes(req);
+    auto added = req.definition.starts_with("%") ? probe::add_cached_probes(req) : probe::add_probes(req);
     if (!o.quiet) std::fputs(probe::added_text(added).c_str(), stderr);
   } else if (!o.definition_only.empty()) {
     req.definition = o.definition_only;
     for (const auto& p : probe::resolve_probes(req)) print(p.definition() + "\n");
   } else {
-    if (o.binary.empty()) throw_usage("probe: -x BINARY is needed");
-    probe::ProbeFinder finder(o.binary, root);
-    if (o.funcs)
-      for (const auto& f : finder.functions(o.funcs_filter)) print(f + "\n");
-    else if (!o.vars.empty())
-      print(finder.variables(probe::parse_probe_definition(o.vars)));
-    else
-      print(finder.lines(probe::parse_probe_definition(o.line_of)));
+    run_listing(o, root);
   }
 }
 
@@ -74,7 +95,8 @@ void register_probe(CLI::App& app, int& /*exit_code*/) {
   auto* cmd = app.add_subcommand("probe", "Define dynamic uprobes from functions, lines and DWARF variables (perf probe)");
   cmd->footer(
       "DEFINITION: [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFF|%return] [ARG...] or SRC:LINE [ARG...]\n"
-      "ARG: [NAME=]VAR[->field|.field|[N]][:TYPE] | $params | $vars | $retval | %REG; TYPE: u8..s64, x8..x64, string");
+      "ARG: [NAME=]VAR[->field|.field|[N]][:TYPE] | $params | $vars | $retval | %REG; TYPE: u8..s64, x8..x64, string\n"
+      "%[GROUP:]EVENT: define the events cached (--cache) for the binary's build-id");
   cmd->add_option("-x,--exec", o->binary, "The binary (executable or library) to probe");
   cmd->add_option("definition", o->words, "Probe definition (words are joined by spaces)");
   cmd->add_option("-a,--add", o->words, "Probe definition");
@@ -88,6 +110,8 @@ void register_probe(CLI::App& app, int& /*exit_code*/) {
   funcs->expected(0, 1);
   cmd->add_flag("-f,--force", o->force, "Add a numbered event when the name is taken");
   cmd->add_flag("-q,--quiet", o->quiet, "Print nothing but errors");
+  cmd->add_flag("--cache", o->cache,
+                "With a DEFINITION: also keep it in the build-id cache; with -l / -d: list / delete cached ones");
   cmd->add_option("--buildid-dir", o->buildid_dir, "Build-id cache (default $SONDE_BUILDID_DIR or ~/.debug)");
   cmd->callback([o, list, funcs] {
     o->list = list->count() > 0;

@@ -17,10 +17,10 @@ namespace {
 
 bool is_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
-// perf's event name: EVENT=, else the function (FUNC_L<line> for a
+// perf's event name: EVENT= (with __return for returns), else the function (FUNC_L<line> for a
 // relative line), the enclosing function for SRC:LINE, __return for returns.
 std::string event_name(const ProbeDefinition& def, const std::string& site_function) {
-  if (!def.event.empty()) return def.event;
+  if (!def.event.empty()) return def.retprobe ? def.event + "__return" : def.event;  // perf 6.1 does so too
   std::string base = def.function.empty() || is_glob(def.function) ? site_function : def.function;
   if (!def.function.empty() && def.line != 0) base += "_L" + std::to_string(def.line);
   if (def.retprobe) base += "__return";

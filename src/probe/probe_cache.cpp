@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cache/buildid_cache.h"
+#include "probe/probes_file.h"
 #include "util/error.h"
 #include "util/fs.h"
 
@@ -109,7 +110,12 @@ void ProbeCache::store(const SdtFile& f) {
   BuildIdCache layout(root_);
   layout.make_entry_dir(f.path, f.build_id);
   write_file_atomic(*dir + "/" + kSondeFile, j.dump() + "\n");
-  write_file_atomic(*dir + "/probes", perf_probes_text(f));
+  // perf probe --cache definitions (`#` entries) in the same file stay.
+  // SDT entries first, as perf's buildid-cache writes them.
+  auto file_entries = parse_probes_file(perf_probes_text(f));
+  for (auto& e : read_probes_file(*dir))
+    if (!e.sdt) file_entries.push_back(std::move(e));
+  write_probes_file(*dir, file_entries);
   std::string hex = f.build_id.hex();
   try {
     layout.link_entry_if_absent(f.path, f.build_id);
@@ -236,7 +242,13 @@ size_t ProbeCache::remove(const std::string& what) {
     if (auto dir = entry_dir(p, bid)) {
       std::error_code ec;
       fs::remove(*dir + "/" + kSondeFile, ec);
-      fs::remove(*dir + "/probes", ec);
+      // perf probe --cache definitions (`#` entries) stay.
+      auto kept = read_probes_file(*dir);
+      std::erase_if(kept, [](const ProbesFileEntry& e) { return e.sdt; });
+      if (kept.empty())
+        fs::remove(*dir + "/probes", ec);
+      else
+        write_probes_file(*dir, kept);
     }
   }
   std::erase_if(entries, [&](const IndexEntry& e) { return victims.count({e.path, e.build_id}) != 0; });
