@@ -101,6 +101,16 @@ std::vector<TraceProbe> ProbeFinder::find(const ProbeDefinition& def) const {
     return find_in_symbols(def);
   }
   auto sites = impl_->sites(def);
+  bool symbol_only = !def.has_c_args() && !def.line && !def.absolute_line && def.file.empty();
+  if (sites.empty() && symbol_only) {
+    // An alias DWARF does not name (libc's inet_pton is __inet_pton): perf
+    // takes the symbol table then, as for a binary without DWARF.
+    try {
+      return find_in_symbols(def);
+    } catch (const Error&) {
+      // reported below with DWARF's names
+    }
+  }
   if (sites.empty()) {
     if (def.absolute_line) throw_usage("probe: no code for line {} of {} in {}", def.line, def.file, impl_->binary);
     if (!def.function.empty() && def.line)

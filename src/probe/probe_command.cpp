@@ -31,7 +31,7 @@ std::string added_text(const std::vector<TraceProbe>& added) {
     s += p.arg_names.empty() ? ")\n" : " with " + p.arg_names + ")\n";
   }
   if (!added.empty())
-    s += fmt::format("\nYou can now use it in all perf tools, such as:\n\n\tsonde record -e {}:{} -- COMMAND\n",
+    s += fmt::format("\nYou can now use it in all perf tools, such as:\n\n\tsonde record -e {}:{} -- COMMAND\n\n",
                      added.front().group, added.front().event);
   return s;
 }

@@ -148,3 +148,16 @@ TEST_P(ProbeDefine, VarsLinesAndFuncsListLikePerf) {
   EXPECT_NE(funcs.out.find("handle_request\n"), std::string::npos);
   EXPECT_EQ(sonde_probe(x + "-F 'h*'").out, "handle_request\n");
 }
+
+// perf's record+probe_libc_inet_pton.sh: inet_pton is an alias DWARF does
+// not name (__inet_pton); perf and sonde take the symbol table then.
+TEST(ProbeSymbols, AliasDwarfDoesNotNameComesFromTheSymbolTable) {
+  auto libc = sh("grep -w libc /proc/self/maps | head -1 | sed -r 's/.*[[:space:]](\\/.*)/\\1/g'");
+  ASSERT_FALSE(libc.out.empty());
+  std::string path = libc.out.substr(0, libc.out.find('\n'));
+  auto ours = sonde_probe("-x " + sonde::test::quoted(path) + " -D inet_pton");
+  auto theirs = perf_probe("-x " + sonde::test::quoted(path) + " -D inet_pton 2>/dev/null");
+  EXPECT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_EQ(ours.out, theirs.out);
+  EXPECT_NE(ours.out.find("p:probe_libc/inet_pton "), std::string::npos) << ours.out;
+}
