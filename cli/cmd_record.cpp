@@ -15,6 +15,7 @@
 #include "process_args.h"
 #include "number_options.h"
 #include "offcpu/offcpu_extension.h"
+#include "probe/dynamic_sites.h"
 #include "probe/sdt_extension.h"
 #include "record/buildid_cache_keeper.h"
 #include "record/cpu_list.h"
@@ -164,9 +165,16 @@ record::JitFileKeeper* add_extensions(const RecordArgs& a, record::RecordOptions
   }
   // SDT: `-e %provider:event[@path]` specs are served by the probe module.
   // The one cache root: --buildid-dir, as for the binaries kept above.
-  o.extension_factory = [root = BuildIdCache::default_root(a.buildid_dir)](const std::vector<std::string>& specs) {
+  // `-e probe:BIN:DEF` (sonde probe's definitions in one step) becomes
+  // %GROUP:EVENT@PATH specs whose sites the SDT extension attaches.
+  std::string root = BuildIdCache::default_root(a.buildid_dir);
+  auto dynamic = std::make_shared<probe::DynamicProbes>(probe::resolve_dynamic_probes(a.events, root));
+  o.events = dynamic->events;
+  o.extension_factory = [root, dynamic](const std::vector<std::string>& specs) {
     std::vector<std::unique_ptr<record::RecordExtension>> out;
-    out.push_back(std::make_unique<probe::SdtExtension>(specs, root));
+    auto sdt = std::make_unique<probe::SdtExtension>(specs, root);
+    for (const auto& [path, sites] : dynamic->sites_by_path) sdt->add_dynamic_sites(path, sites);
+    out.push_back(std::move(sdt));
     return out;
   };
 

@@ -128,6 +128,12 @@ const SdtFile& SdtExtension::file(const std::string& path) {
   return it->second;
 }
 
+void SdtExtension::add_dynamic_sites(const std::string& real_path, const std::vector<SdtSite>& sites) {
+  file(real_path);  // the file's own SDT sites first
+  auto& f = files_.at(real_path);
+  f.sites.insert(f.sites.end(), sites.begin(), sites.end());
+}
+
 std::vector<std::string> SdtExtension::target_objects(const record::RecordTarget& target) {
   std::vector<std::string> out;
   std::set<std::string> seen;

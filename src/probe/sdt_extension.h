@@ -34,6 +34,10 @@ class SdtExtension : public record::RecordExtension {
   SdtExtension(std::vector<std::string> specs, std::string cache_root);
   ~SdtExtension() override;
 
+  // Sites of `sonde record -e probe:BIN:DEF` (dynamic_sites.h), added to
+  // the file's own SDT sites before prepare(); `-e %GROUP:EVENT@PATH` picks them.
+  void add_dynamic_sites(const std::string& real_path, const std::vector<SdtSite>& sites);
+
   void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
   std::vector<format::EventDesc> attrs() override;
   std::vector<int> ring_fds() override;

@@ -1,0 +1,82 @@
+// `sonde record -e 'probe:BIN:DEF'`: sonde probe's definitions recorded in
+// one step through the SDT extension's BPF uprobe_multi link (arguments read
+// in BPF), nothing written to tracefs, nothing left after the recording.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "probe/probe_test_env.h"
+
+using namespace sonde::test;
+
+namespace {
+
+// "EVENT: arg1=.. argN=.." lines of `sonde script -F event,trace`.
+std::vector<std::string> script_hits(const std::string& data) {
+  auto r = sh(quoted(sonde_bin()) + " script -F event,trace -i " + quoted(data));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> out;
+  for (auto l : lines(r.out)) {
+    size_t start = l.find('%');
+    if (start == std::string::npos) continue;
+    l = l.substr(start);
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out.push_back(l);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(ProbeOneStep, ArgumentValuesEqualTheFixturesAndNothingStays) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O2");
+  ASSERT_TRUE(bin.ok());
+  std::string p = "probe:" + bin.path() + ":";
+  auto rec = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
+                quoted(p + "handle_request req->id req->size flags") + " -e " + quoted(p + "scale value factor") +
+                " -- " + quoted(bin.path()) + " 3");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::vector<std::string> want;
+  for (const auto& l : lines(rec.out)) {
+    int id, flags, value, factor, ret;
+    long size, r;
+    char name[32];
+    if (sscanf(l.c_str(), "handle_request id=%d size=%ld name=%31s flags=%d ret=%ld", &id, &size, name, &flags, &r) == 5)
+      want.push_back(fmt::format("%{}:handle_request: arg1={} arg2={} arg3={}", bin.group(), id, size, flags));
+    else if (sscanf(l.c_str(), "scale value=%d factor=%d ret=%d", &value, &factor, &ret) == 3)
+      want.push_back(fmt::format("%{}:scale: arg1={} arg2={}", bin.group(), value, factor));
+  }
+  ASSERT_EQ(want.size(), 6u) << rec.out;
+  EXPECT_EQ(script_hits(dir / "d"), want);
+  EXPECT_TRUE(bin.events().empty());  // never in tracefs
+}
+
+TEST(ProbeOneStep, FrameBaseLocationsAtO0) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O0");
+  ASSERT_TRUE(bin.ok());
+  auto rec = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
+                quoted("probe:" + bin.path() + ":scale value factor") + " -- " + quoted(bin.path()) + " 2");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::vector<std::string> want = {"%" + bin.group() + ":scale: arg1=7 arg2=2",
+                                   "%" + bin.group() + ":scale: arg1=8 arg2=3"};
+  EXPECT_EQ(script_hits(dir / "d"), want);
+}
+
+TEST(ProbeOneStep, WhatTheRecipeCannotFetchIsAUsageErrorBeforeAnyOutput) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O0");
+  ASSERT_TRUE(bin.ok());
+  for (const std::string& def : {std::string("handle_request req->id"),  // two memory reads at -O0
+                                 std::string("handle_request req->name:string"), std::string("scale%return $retval"),
+                                 std::string("handle_reqest")}) {
+    auto r = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
+                quoted("probe:" + bin.path() + ":" + def) + " -- " + quoted(bin.path()) + " 1");
+    EXPECT_EQ(r.exit_code, 2) << def << "\n" << r.err;
+    EXPECT_EQ(count_lines_with(r.err, "sonde"), 1u) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "d")) << def;
+  }
+}
