@@ -118,6 +118,23 @@ void for_each_variable(Dwarf_Die* scope, Dwarf_Addr addr, bool vars, const std::
   });
 }
 
+void for_each_statement_row(Dwarf_Die* cu, const std::function<void(Dwarf_Addr, int, const char*)>& fn) {
+  Dwarf_Lines* lines = nullptr;
+  size_t n = 0;
+  if (dwarf_getsrclines(cu, &lines, &n) != 0) return;
+  for (size_t i = 0; i < n; ++i) {
+    Dwarf_Line* l = dwarf_onesrcline(lines, i);
+    int line = 0;
+    bool stmt = false, end = false;
+    Dwarf_Addr a = 0;
+    const char* f = dwarf_linesrc(l, nullptr, nullptr);
+    if (dwarf_lineno(l, &line) != 0 || dwarf_linebeginstatement(l, &stmt) != 0 || !stmt ||
+        dwarf_lineendsequence(l, &end) != 0 || end || dwarf_lineaddr(l, &a) != 0 || !f)
+      continue;
+    fn(a, line, f);
+  }
+}
+
 std::string x86_register(unsigned regno) {
   static const char* const kNames[] = {"%ax", "%dx", "%cx", "%bx", "%si",  "%di",  "%bp",  "%sp", "%r8",
                                        "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15", "%ip"};

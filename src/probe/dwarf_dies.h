@@ -28,6 +28,9 @@ bool cu_is_optimized(Dwarf_Die* cu);
 bool find_variable(Dwarf_Die* scope, Dwarf_Die* cu, const std::string& name, Dwarf_Addr addr, Dwarf_Die* out);
 // Calls fn for each parameter (and, with vars, local variable) of scope at addr.
 void for_each_variable(Dwarf_Die* scope, Dwarf_Addr addr, bool vars, const std::function<void(Dwarf_Die*)>& fn);
+// Calls fn(address, line, file) for each statement row of the CU's line
+// table (end-of-sequence rows left out), in table order.
+void for_each_statement_row(Dwarf_Die* cu, const std::function<void(Dwarf_Addr, int, const char*)>& fn);
 // The uprobe register name of an x86-64 DWARF register number ("%di"); "" if none.
 std::string x86_register(unsigned regno);
 // Whether `file` ends with `suffix` at a path component boundary.

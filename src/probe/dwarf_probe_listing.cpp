@@ -59,20 +59,9 @@ namespace {
 // address (perf leaves out lines sharing their address with another).
 std::set<int> code_lines(Dwarf_Die* cu, Dwarf_Die* function, const std::string& file) {
   std::set<int> lines;
-  Dwarf_Lines* table = nullptr;
-  size_t n = 0;
-  if (dwarf_getsrclines(cu, &table, &n) != 0) return lines;
-  for (size_t i = 0; i < n; ++i) {
-    Dwarf_Line* l = dwarf_onesrcline(table, i);
-    Dwarf_Addr a = 0;
-    int line = 0;
-    bool stmt = false;
-    const char* f = dwarf_linesrc(l, nullptr, nullptr);
-    if (dwarf_lineaddr(l, &a) != 0 || dwarf_lineno(l, &line) != 0 || dwarf_linebeginstatement(l, &stmt) != 0 ||
-        !stmt || !f || f != file || dwarf_haspc(function, a) != 1 || line_of_address(cu, function, a) != line)
-      continue;
-    lines.insert(line);
-  }
+  dwarf::for_each_statement_row(cu, [&](Dwarf_Addr a, int line, const char* f) {
+    if (f == file && dwarf_haspc(function, a) == 1 && line_of_address(cu, function, a) == line) lines.insert(line);
+  });
   return lines;
 }
 

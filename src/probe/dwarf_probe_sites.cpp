@@ -79,21 +79,10 @@ struct LineQuery {
 // Statement rows of the CU's line table for file:line, in table order.
 std::vector<Dwarf_Addr> line_addresses(Dwarf_Die* cu, const LineQuery& q) {
   std::vector<Dwarf_Addr> out;
-  Dwarf_Lines* lines = nullptr;
-  size_t n = 0;
-  if (dwarf_getsrclines(cu, &lines, &n) != 0) return out;
-  for (size_t i = 0; i < n; ++i) {
-    Dwarf_Line* l = dwarf_onesrcline(lines, i);
-    int line = 0;
-    bool stmt = false, end = false;
-    Dwarf_Addr a = 0;
-    if (dwarf_lineno(l, &line) != 0 || line != q.line || dwarf_linebeginstatement(l, &stmt) != 0 || !stmt ||
-        dwarf_lineendsequence(l, &end) != 0 || end || dwarf_lineaddr(l, &a) != 0)
-      continue;
-    const char* f = dwarf_linesrc(l, nullptr, nullptr);
-    if (f && dwarf::path_tail_matches(f, q.file) && std::find(out.begin(), out.end(), a) == out.end())
+  dwarf::for_each_statement_row(cu, [&](Dwarf_Addr a, int line, const char* f) {
+    if (line == q.line && dwarf::path_tail_matches(f, q.file) && std::find(out.begin(), out.end(), a) == out.end())
       out.push_back(a);
-  }
+  });
   return out;
 }
 
