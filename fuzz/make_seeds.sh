@@ -10,9 +10,14 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sonde="$build/cli/sonde"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_symbol_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble fuzz_stat_stream; do
+for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_symbol_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble fuzz_stat_stream fuzz_probe_text; do
   mkdir -p "$seeds/$f"
 done
+
+# sonde probe's texts: the first byte picks the parser (probes file, uprobe_events line, definition).
+printf '\000#handle_request id=req->id flags\np:probe_a/handle_request /a:0x12e0 id=+0(%%di):s32 flags=%%si:s32\n%%sdt_p:n=n\np:sdt_p/n /a:0x10(0x20) arg1=%%di:u64\n' >"$seeds/fuzz_probe_text/probes"
+printf '\001r:probe_a/f__return /a:0x0000000000001290 arg1=$retval name=+0(+16(-24(%%bp))):string' >"$seeds/fuzz_probe_text/line"
+printf '\002g:e=f@a.c:3 req->a.b[2]:x32 n=$retval %%di +8(%%si):u16' >"$seeds/fuzz_probe_text/definition"
 
 # Recordings: the regression corpus, sonde's own (pipe, -z, file mode), perf's.
 cp "$root"/tests/corpus/files/*.data "$seeds/fuzz_recording/" 2>/dev/null
