@@ -26,6 +26,7 @@ std::string sdt_operand(const TraceArg& a) {
   int bits = std::atoi(type.c_str() + 1);
   if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return "";
   std::string size = (type[0] == 's' ? "-" : "") + std::to_string(bits / 8);
+  if (a.fetch == "$retval") return size + "@%rax";  // the return value, at the return probe
   if (a.fetch.starts_with("%")) {
     std::string r = sdt_register(a.fetch);
     return r.empty() ? "" : size + "@" + r;
@@ -49,10 +50,8 @@ bool is_dynamic_probe_spec(std::string_view event) {
 }
 
 SdtSite to_sdt_site(const TraceProbe& p) {
-  if (p.retprobe)
-    throw_usage("probe: {}:{}: return probes are not recorded in one step yet (sonde probe, then record -e {}:{})",
-                p.group, p.event, p.group, p.event);
   SdtSite s;
+  s.retprobe = p.retprobe;
   s.provider = p.group;
   s.name = p.event;
   s.pc = p.address;

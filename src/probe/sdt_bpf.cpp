@@ -148,7 +148,8 @@ void SdtBpf::connect(const SdtEntry& entry) {
 }
 
 UniqueFd attach_uprobe_multi(int prog_fd, const std::string& path, std::span<const uint64_t> offsets,
-                             std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies) {
+                             std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies,
+                             bool retprobe) {
   if (offsets.empty()) return UniqueFd();
   UprobeMultiLinkAttr attr{};
   attr.prog_fd = static_cast<uint32_t>(prog_fd);
@@ -158,6 +159,7 @@ UniqueFd attach_uprobe_multi(int prog_fd, const std::string& path, std::span<con
   attr.ref_ctr_offsets = reinterpret_cast<uint64_t>(ref_ctr_offsets.data());
   attr.cookies = reinterpret_cast<uint64_t>(cookies.data());
   attr.cnt = static_cast<uint32_t>(offsets.size());
+  attr.um_flags = retprobe ? kBpfUprobeMultiReturn : 0;
   int fd = static_cast<int>(::syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof attr));
   if (fd < 0) {
     int err = errno;

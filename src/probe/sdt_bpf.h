@@ -39,6 +39,7 @@ struct UprobeMultiLinkAttr {
   uint32_t pad;
 };
 inline constexpr uint32_t kBpfTraceUprobeMulti = 48;
+inline constexpr uint32_t kBpfUprobeMultiReturn = 1;  // BPF_F_UPROBE_MULTI_RETURN: fire on return
 inline constexpr uint32_t kBpfLinkTypeUprobeMulti = 12;
 
 // The program the uprobe_multi links run: a two-instruction tail call into
@@ -65,8 +66,10 @@ class SdtEntry {
 
 // One uprobe_multi link for `path` running `prog_fd`: all arrays have the
 // same length. ref_ctr_offsets entries are 0 for sites without a semaphore.
+// `retprobe`: the link fires when the functions at `offsets` return
+// (BPF_F_UPROBE_MULTI_RETURN).
 UniqueFd attach_uprobe_multi(int prog_fd, const std::string& path, std::span<const uint64_t> offsets,
-                             std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies);
+                             std::span<const uint64_t> ref_ctr_offsets, std::span<const uint64_t> cookies, bool retprobe = false);
 
 class SdtBpf {
  public:

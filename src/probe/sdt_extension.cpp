@@ -341,8 +341,10 @@ void SdtExtension::check_recordable(const PickedSites& picked) const {
 
 SdtExtension::AttachPlan SdtExtension::plan_attach(const PickedSites& picked) {
   AttachPlan plan;
-  for (const auto& [path, sites] : picked.by_path) {
+  for (const auto& [path, picked_sites] : picked.by_path) {
     plan.files.emplace_back(path, sites_.size());
+    auto sites = picked_sites;  // entries first, returns last: one link each
+    std::stable_partition(sites.begin(), sites.end(), [](const SdtSite* s) { return !s->retprobe; });
     auto s = plan_sites(files_.at(path), sites);
     plan.specs.insert(plan.specs.end(), s.begin(), s.end());
   }
@@ -428,16 +430,24 @@ void SdtExtension::add_sites(const SdtFile& file, const std::vector<const SdtSit
 }
 
 std::vector<UniqueFd> SdtExtension::link_sites(const std::string& path, size_t first, size_t end) const {
-  std::vector<uint64_t> offsets, refs, cookies;
-  for (size_t i = first; i < end; ++i) {
-    offsets.push_back(sites_[i].site.pc_offset);
-    refs.push_back(sites_[i].site.sem_offset);
-    cookies.push_back(i);
-  }
-  if (route_ == SdtAttachRoute::PerfEvent)
-    return attach_uprobe_perf_events(entry_->prog_fd(), path, event_cpu_, offsets, refs, cookies);
   std::vector<UniqueFd> out;
-  out.push_back(attach_uprobe_multi(entry_->prog_fd(), path, offsets, refs, cookies));
+  // One link per run of entry sites and per run of return sites (a link
+  // is one or the other); plan_attach() puts a file's returns last.
+  for (size_t run = first; run < end;) {
+    bool ret = sites_[run].site.retprobe;
+    std::vector<uint64_t> offsets, refs, cookies;
+    for (; run < end && sites_[run].site.retprobe == ret; ++run) {
+      offsets.push_back(sites_[run].site.pc_offset);
+      refs.push_back(sites_[run].site.sem_offset);
+      cookies.push_back(run);
+    }
+    if (route_ == SdtAttachRoute::PerfEvent) {
+      for (auto& l : attach_uprobe_perf_events(entry_->prog_fd(), path, event_cpu_, offsets, refs, cookies, ret))
+        out.push_back(std::move(l));
+    } else {
+      out.push_back(attach_uprobe_multi(entry_->prog_fd(), path, offsets, refs, cookies, ret));
+    }
+  }
   return out;
 }
 

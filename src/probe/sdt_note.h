@@ -24,6 +24,7 @@ struct SdtSite {
   uint64_t pc_offset = 0;      // file offset of the probe instruction (uprobe offset)
   uint64_t sem_offset = 0;     // file offset of the semaphore (ref_ctr_offset), 0 if none
   ParsedArgs parsed;           // with rip-relative symbols resolved to link-time addresses
+  bool retprobe = false;       // a return probe (record -e 'probe:BIN:F%return'); never for notes
 
   bool has_semaphore() const { return semaphore != 0; }
   std::string full_name() const { return "%" + provider + ":" + name; }

@@ -45,7 +45,7 @@ UprobePmu read_uprobe_pmu() {
 std::vector<UniqueFd> attach_uprobe_perf_events(int prog_fd, const std::string& path, int cpu,
                                                 std::span<const uint64_t> offsets,
                                                 std::span<const uint64_t> ref_ctr_offsets,
-                                                std::span<const uint64_t> cookies) {
+                                                std::span<const uint64_t> cookies, bool retprobe) {
   std::vector<UniqueFd> links;
   if (offsets.empty()) return links;
   const UprobePmu pmu = read_uprobe_pmu();
@@ -58,7 +58,8 @@ std::vector<UniqueFd> attach_uprobe_perf_events(int prog_fd, const std::string& 
     perf_event_attr attr{};
     attr.size = sizeof attr;
     attr.type = pmu.type;
-    attr.config = ref << pmu.ref_ctr_shift;  // retprobe (bit 0) = 0
+    // format/retprobe is config:0 (PERF_PROBE_CONFIG_IS_RETPROBE).
+    attr.config = (ref << pmu.ref_ctr_shift) | (retprobe ? 1 : 0);
     attr.config1 = reinterpret_cast<uint64_t>(path.c_str());
     attr.config2 = offsets[i];
     // Counting, not sampling: the program returns 0, so perf itself never

@@ -43,12 +43,12 @@ UprobePmu read_uprobe_pmu();
 // One uprobe perf event + BPF link per site of `path`, running `prog_fd`
 // (a kprobe-type program loaded without the uprobe_multi expected attach
 // type). All spans have the same length; ref_ctr_offsets entries are 0 for
-// sites without a semaphore. Returns one link fd per site. Throws
+// sites without a semaphore; `retprobe` makes them return probes. Returns one link fd per site. Throws
 // sonde::Error (runtime) naming the site that failed; the sites attached
 // before it are released.
 std::vector<UniqueFd> attach_uprobe_perf_events(int prog_fd, const std::string& path, int cpu,
                                                 std::span<const uint64_t> offsets,
                                                 std::span<const uint64_t> ref_ctr_offsets,
-                                                std::span<const uint64_t> cookies);
+                                                std::span<const uint64_t> cookies, bool retprobe = false);
 
 }  // namespace sonde::probe

@@ -71,12 +71,43 @@ TEST(ProbeOneStep, WhatTheRecipeCannotFetchIsAUsageErrorBeforeAnyOutput) {
   ProbeFixture bin(dir, "-O0");
   ASSERT_TRUE(bin.ok());
   for (const std::string& def : {std::string("handle_request req->id"),  // two memory reads at -O0
-                                 std::string("handle_request req->name:string"), std::string("scale%return $retval"),
-                                 std::string("handle_reqest")}) {
+                                 std::string("handle_request req->name:string"), std::string("handle_reqest")}) {
     auto r = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
                 quoted("probe:" + bin.path() + ":" + def) + " -- " + quoted(bin.path()) + " 1");
     EXPECT_EQ(r.exit_code, 2) << def << "\n" << r.err;
     EXPECT_EQ(count_lines_with(r.err, "sonde"), 1u) << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "d")) << def;
   }
+}
+
+// Return probes: one uprobe_multi link with the return flag (or per-site
+// uprobe events with the retprobe bit), $retval from %rax; entry and return
+// pair up in `sdt latency`.
+class ProbeOneStepRoute : public ::testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(Routes, ProbeOneStepRoute, ::testing::Values("multi", "perf-event"),
+                         [](const auto& info) { return std::string(info.param) == "multi" ? "multi" : "perf_event"; });
+
+TEST_P(ProbeOneStepRoute, ReturnValuesAndEntryReturnPairs) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O2");
+  ASSERT_TRUE(bin.ok());
+  std::string p = "probe:" + bin.path() + ":";
+  auto rec = sh(std::string("SONDE_SDT_ATTACH=") + GetParam() + " " + quoted(sonde_bin()) + " record -q -o " +
+                quoted(dir / "d") + " -e " + quoted(p + "scale value") + " -e " + quoted(p + "scale%return $retval:s32") +
+                " -- " + quoted(bin.path()) + " 3");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::vector<std::string> want;
+  for (const auto& l : lines(rec.out)) {
+    int value, factor, ret;
+    if (sscanf(l.c_str(), "scale value=%d factor=%d ret=%d", &value, &factor, &ret) != 3) continue;
+    want.push_back(fmt::format("%{}:scale: arg1={}", bin.group(), value));
+    want.push_back(fmt::format("%{}:scale__return: arg1={}", bin.group(), ret));
+  }
+  ASSERT_EQ(want.size(), 6u) << rec.out;
+  EXPECT_EQ(script_hits(dir / "d"), want);
+  auto lat = sh(quoted(sonde_bin()) + " sdt latency -i " + quoted(dir / "d") + " " + quoted("%" + bin.group() + ":scale") +
+                " " + quoted("%" + bin.group() + ":scale__return"));
+  EXPECT_EQ(lat.exit_code, 0) << lat.err;
+  EXPECT_NE(lat.out.find("by tid: 3 pairs"), std::string::npos) << lat.out;
 }
