@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <regex>
 
 #include "probe/uprobe_events.h"
 
@@ -39,6 +40,21 @@ int ProbeFixture::source_line(const std::string& marker) {
   for (int n = 1; std::getline(in, line); ++n)
     if (line.find(marker) != std::string::npos) return n;
   return 0;
+}
+
+std::string without_perf_suffixes(std::string text) {
+  // perf names a numbered return probe NAME_N, without its __return.
+  static const std::regex suffix(R"((:[A-Za-z0-9_]+/[A-Za-z0-9_]+?)_[0-9]+( |$))");
+  std::string out;
+  for (const auto& line : lines(text)) {
+    if (!line.starts_with("r:") || line.find("__return ") != std::string::npos)
+      out += std::regex_replace(line, suffix, "$1$2");
+    else
+      out += std::regex_replace(line, suffix, "$1__return$2");
+    out += "\n";
+  }
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
 }
 
 RunResult sonde_probe(const std::string& args) { return sh(quoted(sonde_bin()) + " probe " + args); }

@@ -36,6 +36,13 @@ class ProbeFixture {
   std::string path_, group_;
 };
 
+// perf 6.1 takes an event name as taken when any group has it (sonde: only
+// its own group), so beside other tests perf may add NAME_1: tests run perf
+// probe with -f and read its lines through this, which turns "/NAME_N " back
+// into "/NAME " ("/NAME__return " on return probes, whose suffixed name
+// perf writes without __return).
+std::string without_perf_suffixes(std::string text);
+
 // `sonde probe ARGS` / `perf probe ARGS` as shell words (already quoted).
 RunResult sonde_probe(const std::string& args);
 RunResult perf_probe(const std::string& args);
