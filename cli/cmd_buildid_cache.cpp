@@ -18,6 +18,7 @@ struct BuildIdCacheArgs {
   bool purge_missing = false;
   std::vector<std::string> index;
   bool index_all = false;
+  bool verbose = false;
   std::string dir;
 };
 
@@ -48,11 +49,18 @@ int run_buildid_cache(const BuildIdCacheArgs& a) {
   BuildIdCache cache(BuildIdCache::default_root(a.dir));
   int rc = 0;
   for (const auto& path : a.add) {
+    bool ok = true;
     try {
       cache.add(path);
     } catch (const Error& e) {
       std::fprintf(stderr, "sonde buildid-cache: %s\n", e.what());
-      rc = 1;
+      ok = false, rc = 1;
+    }
+    // -v: perf's line per file.
+    if (a.verbose) {
+      std::optional<BuildId> id = read_build_id(path);
+      std::fprintf(stderr, "Adding %s %s: %s\n", id ? id->hex().c_str() : "(no build-id)", path.c_str(),
+                   ok ? "Ok" : "FAIL");
     }
   }
   for (const auto& arg : a.remove) {
@@ -90,6 +98,7 @@ void register_buildid_cache(CLI::App& app, int& exit_code) {
   cmd->add_flag("--purge-missing", args->purge_missing, "Remove entries whose original file is gone");
   cmd->add_option("--index", args->index, "ELF files whose symbol index to build into the cache")->expected(1, -1);
   cmd->add_flag("--all", args->index_all, "Build the symbol index of every object in the cache");
+  cmd->add_flag("-v,--verbose", args->verbose, "Say what is added, as perf: \"Adding BUILD-ID PATH: Ok\"");
   cmd->add_option("--buildid-dir", args->dir, "Cache root (default: $SONDE_BUILDID_DIR, else $HOME/.debug)");
   cmd->callback([args, &exit_code] { exit_code = run_buildid_cache(*args); });
 }

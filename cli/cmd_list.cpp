@@ -9,6 +9,8 @@
 #include "commands.h"
 #include "probe/probe_cache.h"
 #include "record/event_list.h"
+#include "record/event_list_json.h"
+#include "util/fs.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -18,6 +20,8 @@ namespace {
 struct ListArgs {
   std::vector<std::string> globs;
   std::string buildid_dir;
+  bool json = false;
+  std::string output;  // -o: instead of standard output
 };
 
 void run_list(const ListArgs& a) {
@@ -33,14 +37,17 @@ void run_list(const ListArgs& a) {
   std::sort(sdt.begin(), sdt.end(), [](auto& x, auto& y) { return std::tie(x.name, x.note) < std::tie(y.name, y.note); });
   events.insert(events.end(), sdt.begin(), sdt.end());
 
-  fmt::memory_buffer out;
-  for (const auto& e : events) {
-    fmt::format_to(fmt::appender(out), "  {:<50} [{}]", e.name, e.kind);
-    if (!e.note.empty()) fmt::format_to(fmt::appender(out), " ({})", e.note);
-    out.push_back('\n');
+  std::string out = a.json ? record::events_json(events) : std::string();
+  for (const auto& e : a.json ? std::vector<record::ListedEvent>{} : events) {
+    out += fmt::format("  {:<50} [{}]", e.name, e.kind);
+    if (!e.note.empty()) out += fmt::format(" ({})", e.note);
+    out += '\n';
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  if (!a.output.empty()) {
+    write_file_atomic(a.output, out);
+  } else if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
+    throw_runtime("cannot write the list");
+  }
   if (!tracefs_problem.empty()) throw_runtime("tracepoints not listed: {}", tracefs_problem);
 }
 
@@ -51,6 +58,8 @@ void register_list(CLI::App& app, int&) {
   auto* cmd = app.add_subcommand("list", "List the events -e accepts here (perf list), and cached SDT probes");
   cmd->add_option("glob", a->globs, "Only names matching these shell patterns, e.g. 'sched:*' '%myapp:*'");
   cmd->add_option("--buildid-dir", a->buildid_dir, "Build-id cache root holding the probe cache");
+  cmd->add_flag("-j,--json", a->json, "JSON: an array of {Topic, EventName, EventAlias, EventType, BriefDescription}, as newer perf");
+  cmd->add_option("-o,--output", a->output, "Write the list to this file (replaced whole) instead of standard output");
   cmd->callback([a] { run_list(*a); });
 }
 

@@ -42,6 +42,11 @@ struct RecordArgs {
   bool per_thread_counts = false, sample_time = false, all_user = false, all_kernel = false;
   bool user_callchain = false, verbose = false, no_buildid = false;
   bool off_cpu = false;
+  bool per_thread = false, no_bpf_event = false, buildid_all = false;
+  std::string synth = "all";
+  // --filter after -e: (event, filter) in command-line order (record_filters).
+  std::vector<std::pair<std::string, std::string>> filters;
+  std::vector<std::string> filter_texts;
   std::string off_cpu_thresh;
   std::string switch_output, switch_max_files;
   std::string compression_level;
@@ -87,6 +92,43 @@ std::string drop_details(const record::RecordSummary& s) {
   return fmt::format("; lost by kind: {} by the kernel, {} dropped from the full user-space buffer; "
                      "{} dwarf samples had their user stack cut ({} bytes)",
                      s.lost - std::min(s.lost, s.dropped), s.dropped, s.stacks_cut, s.stack_bytes_cut);
+}
+
+// --synth=no|all|task|mmap|cgroup[,...] (perf's): whether the processes that
+// exist before the recording get COMM/MMAP2 records (sonde writes both
+// together; cgroup records are not written).
+bool parse_synth(const std::string& text) {
+  bool tasks = false;
+  size_t pos = 0;
+  for (;;) {
+    size_t comma = text.find(',', pos);
+    std::string word = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (word == "all" || word == "task" || word == "mmap") tasks = true;
+    else if (word != "no" && word != "cgroup")
+      throw_usage("invalid --synth '{}' (no, all, task, mmap, cgroup, comma-separated)", text);
+    if (comma == std::string::npos) return tasks;
+    pos = comma + 1;
+  }
+}
+
+// perf's --filter applies to the -e just before it: the command line's
+// options in order, each --filter paired with the last event of the last -e
+// (a comma list's last item). A --filter before any -e is a usage error.
+std::vector<std::pair<std::string, std::string>> record_filters(const CLI::App& cmd) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const CLI::Option* event = cmd.get_option("--event");
+  const CLI::Option* filter = cmd.get_option("--filter");
+  const auto& events = event->results();
+  const auto& filters = filter->results();
+  size_t e = 0, f = 0;
+  for (const CLI::Option* opt : cmd.parse_order()) {
+    if (opt == event) ++e;
+    if (opt != filter) continue;
+    if (e == 0) throw_usage("--filter '{}' must follow a -e tracepoint", filters[f]);
+    const std::string& last = events[e - 1];
+    out.emplace_back(last.substr(last.rfind(',') + 1), filters[f++]);
+  }
+  return out;
 }
 
 // RecordArgs (CLI11) -> RecordOptions: every option parsed and checked,
@@ -136,6 +178,8 @@ record::RecordOptions record_options(const RecordArgs& a, const std::vector<std:
     o.monotonic_clock = true;  // the program's clock: one time line for both (docs/offcpu.md)
     o.extensions.push_back(std::make_unique<offcpu::OffcpuExtension>(oc));
   }
+  o.synthesize_tasks = parse_synth(a.synth);
+  o.tracepoint_filters = a.filters;
   o.command = a.command;
   o.cmdline = argv;
   o.version = "sonde " SONDE_VERSION;
@@ -234,6 +278,23 @@ void add_cache_and_command(CLI::App* cmd, RecordArgs& a) {
       "or command, event not supported, output not writable). Input errors never create the output file.");
 }
 
+// perf's options whose work sonde does anyway, or that select what perf
+// synthesizes: accepted so that perf's command lines run unchanged.
+void add_perf_options(CLI::App* cmd, RecordArgs& a) {
+  cmd->add_option("--filter", a.filter_texts,
+                  "Tracepoint filter for the -e just before it (the kernel's filter syntax, as perf's --filter)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--per-thread", a.per_thread,
+                "perf's per-thread ring buffers: accepted (sonde's per-CPU rings record the same samples)");
+  cmd->add_option("--synth", a.synth,
+                  "Which pre-existing state to synthesize: all (default), no, task, mmap, cgroup (comma list); "
+                  "no: nothing read from /proc for -a/-p/-t targets")
+      ->capture_default_str();
+  cmd->add_flag("--no-bpf-event", a.no_bpf_event, "Accepted for perf's sake (sonde records no BPF program events)");
+  cmd->add_flag("--buildid-all", a.buildid_all,
+                "Build-ids of every mapped object, hit or not: always so (MMAP2 records carry them)");
+}
+
 }  // namespace
 
 void register_record(CLI::App& app, int& exit_code) {
@@ -272,7 +333,8 @@ void register_record(CLI::App& app, int& exit_code) {
                   "How MMAP2 records get build-ids: auto (= recorder), kernel (attr.build_id, the "
                   "recorder fills the gaps), recorder (the recorder reads every mapped object)")
       ->capture_default_str();
-  cmd->add_flag("-z,--compress", a->compress, "Compress what is recorded with zstd (level 1), as perf record -z");
+  cmd->add_flag("-z,--compress", a->compress,
+                "Compress what is recorded with zstd (level 1): perf's -z, --compression-level[=n] (n: the option below)");
   auto* level = cmd->add_option("--compression-level", a->compression_level, "zstd level 1..22 (implies -z)");
   cmd->add_flag("-q,--quiet", a->quiet, "No summary line, no warnings");
   cmd->add_flag("-v,--verbose", a->verbose, "One stderr line per event opened (kernel id included) and for the output file");
@@ -296,8 +358,9 @@ void register_record(CLI::App& app, int& exit_code) {
                                  "kernel and written every 50 ms");
   auto* max_files = cmd->add_option("--switch-max-files", a->switch_max_files,
                                     "With --switch-output: keep only the newest N files");
+  add_perf_options(cmd, *a);
   add_cache_and_command(cmd, *a);
-  cmd->callback([a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, threads, &exit_code] {
+  cmd->callback([cmd, a, freq, period, pages, level, switch_output, max_files, buildid_mode, thresh, threads, &exit_code] {
     set_diagnostics_quiet(a->quiet);
     a->threads_given = threads->count() > 0;
     a->thresh_given = thresh->count() > 0;
@@ -308,6 +371,7 @@ void register_record(CLI::App& app, int& exit_code) {
     a->period_given = period->count() > 0;
     a->pages_given = pages->count() > 0;
     a->level_given = level->count() > 0;
+    a->filters = record_filters(*cmd);
     run_record(*a, own_cmdline(), exit_code);
   });
 }

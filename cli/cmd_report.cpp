@@ -9,7 +9,10 @@
 #include "analysis/profile_builder.h"
 #include "analysis/reading_outcome.h"
 #include "analysis/sample_times.h"
+#include "format/features.h"
+#include "format/session.h"
 #include "format/stream_reader.h"
+#include "format/topology_text.h"
 #include "fleet/fleet_query.h"
 #include "fleet/store_url.h"
 #include "report/call_graph_options.h"
@@ -18,6 +21,7 @@
 #include "report/report_table.h"
 #include "report/wall_report.h"
 #include "symbol/symbolizer.h"
+#include "tasks/task_tree.h"
 #include "util/diagnostics.h"
 #include "util/error.h"
 
@@ -44,7 +48,26 @@ struct ReportArgs {
   std::string vmlinux, symbol_filter, ignore_callees, parent, time;
   bool parent_given = false;
   bool wall = false;
+  bool show_info = false;  // -I
+  bool task = false;       // --task
 };
+
+// -I: the header facts with HEADER_CPU_TOPOLOGY printed in full instead of
+// "info available, use -I to display" (perf's -I; the other topologies keep
+// that line).
+std::string with_topology(std::string facts, const std::string& input) {
+  const std::string marker = "# CPU_TOPOLOGY info available, use -I to display\n";
+  size_t at = facts.find(marker);
+  if (at == std::string::npos) return facts;
+  auto reader = analysis::open_input(input);
+  format::Session session;
+  format::RecordView rec;
+  while (reader->next(rec))
+    if (!session.observe(rec)) break;
+  auto cpus = format::decode_nr_cpus_available(session.feature(format::kFeatNrCpus));
+  auto text = format::cpu_topology_text(session.feature(format::kFeatCpuTopology), cpus.value_or(0));
+  return text ? facts.replace(at, marker.size(), *text) : facts;
+}
 
 std::shared_ptr<const std::regex> compile(const std::string& pattern, const char* option) {
   try {
@@ -122,7 +145,14 @@ void run_report(const ReportArgs& a) {
   const std::string input = a.input.empty() ? default_recording() : a.input;
 
   if (a.header_only && fleet::is_store_url(input)) throw_usage("report: --header-only needs a recording, not a store");
+  if (a.header_only && a.show_info) return write_out(with_topology(analysis::read_header_facts(input), input));
   if (a.header_only) return write_out(analysis::read_header_facts(input));
+  if (a.task) {
+    if (fleet::is_store_url(input)) throw_usage("report: --task needs a recording, not a store");
+    auto reader = analysis::open_input(input);
+    write_out(tasks::format_task_tree(tasks::read_tasks(*reader)));
+    return analysis::conclude_reading(analysis::outcome_of(*reader), input);
+  }
   if (a.stats && !fleet::is_store_url(input)) {
     auto reader = analysis::open_input(input);
     report::RecordStats st = report::count_records(*reader);
@@ -197,6 +227,8 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("-T,--threads", a->threads, "The per-thread counts table (perf's; empty: sonde records none)");
   cmd->add_flag("--header", a->header, "First print the recording's header facts, as perf");
   cmd->add_flag("--header-only", a->header_only, "Print only the recording's header facts, as perf");
+  cmd->add_flag("-I,--show-info", a->show_info, "With --header-only: the CPU topology in full, as perf's -I");
+  cmd->add_flag("--task", a->task, "The recording's tasks as a tree (pid, tid, parent, comm), as perf's --task");
   cmd->add_flag("--stats", a->stats, "Only count the records of each type (and samples per event), as perf");
   cmd->add_flag("-q,--quiet", a->quiet, "Only the rows: no header lines, no notes or warnings");
   cmd->add_flag("-v,--verbose", a->verbose, "Objects by path, symbols with their address");

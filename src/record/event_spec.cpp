@@ -1,5 +1,7 @@
 #include "record/event_spec.h"
 
+#include <fmt/format.h>
+
 #include "format/event_names.h"
 #include "format/uapi/perf_event.h"
 #include "util/error.h"
@@ -97,6 +99,16 @@ ParsedEvents parse_events(const std::vector<std::string>& args) {
     out.events.push_back(e);
   }
   return out;
+}
+
+std::string fall_back_to_cpu_clock(EventSpec& e, bool has_pmu) {
+  if (has_pmu || e.type != PERF_TYPE_HARDWARE || e.config != PERF_COUNT_HW_CPU_CYCLES) return "";
+  std::string old = e.name;
+  size_t colon = old.find(':');
+  e.type = PERF_TYPE_SOFTWARE;
+  e.config = PERF_COUNT_SW_CPU_CLOCK;
+  e.name = fmt::format("cpu-clock{}", colon == std::string::npos ? std::string() : old.substr(colon));
+  return fmt::format("The {} event is not supported, trying to fall back to cpu-clock", old.substr(0, colon));
 }
 
 }  // namespace sonde::record

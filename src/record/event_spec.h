@@ -33,4 +33,10 @@ struct ParsedEvents {
 // unknown event or modifier. With no -e at all, returns cpu-clock.
 ParsedEvents parse_events(const std::vector<std::string>& args);
 
+// perf's fallback on a machine without a hardware PMU: `cycles` (with its
+// modifiers) becomes `cpu-clock`. Returns perf's warning ("The cycles event
+// is not supported, trying to fall back to cpu-clock") when `e` was
+// rewritten, "" otherwise. `has_pmu` is kernel::has_cpu_pmu().
+std::string fall_back_to_cpu_clock(EventSpec& e, bool has_pmu);
+
 }  // namespace sonde::record

@@ -21,6 +21,22 @@
 
 namespace sonde::record {
 
+namespace {
+
+// perf's backup: a non-empty regular file where the output goes becomes
+// OUTPUT.old (replacing an earlier one), so one earlier recording survives,
+// and --threads can make its directory where a file was.
+void keep_old_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  std::string old = path;
+  old += ".old";
+  if (st.st_size > 0 ? ::rename(path.c_str(), old.c_str()) != 0 : ::unlink(path.c_str()) != 0)
+    throw_runtime("cannot move the earlier '{}' aside: {}", path, errno_text(errno));
+}
+
+}  // namespace
+
 void Recorder::open_output() {
   Drain& d = main_drain();
   if (plan_.directory) return open_directory();
@@ -34,6 +50,7 @@ void Recorder::open_output() {
     d.out = std::make_unique<format::StreamWriter>(STDOUT_FILENO);
     return;
   }
+  keep_old_file(opts_.output);
   int fd = ::open(opts_.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw_runtime("cannot create '{}': {}", opts_.output, errno_text(errno));
   d.out = std::make_unique<format::StreamWriter>(fd);
@@ -64,6 +81,7 @@ void remove_streams(const std::string& dir) {
 // any stream cannot be created, those made are removed again.
 void Recorder::open_directory() {
   const std::string& dir = opts_.output;
+  keep_old_file(dir);
   bool made = ::mkdir(dir.c_str(), 0755) == 0;
   if (!made && errno != EEXIST) throw_runtime("cannot create the directory '{}': {}", dir, errno_text(errno));
   if (!made) remove_streams(dir);
@@ -151,7 +169,7 @@ void Recorder::write_metadata(const SynthContext& ctx, Drain& d) {
 // -a/-C, else every recorded process alive now (targets, the workload and
 // their children), read from /proc as they are at the switch.
 void Recorder::synthesize_tasks(const SynthContext& ctx) {
-  if (plan_.system_wide) return synthesize_all_processes(ctx);
+  if (plan_.system_wide) return opts_.synthesize_tasks ? synthesize_all_processes(ctx) : void();
   if (!first_file_) {
     for (pid_t p : live_.pids()) synthesize_process(ctx, p);
     return;
@@ -164,13 +182,13 @@ void Recorder::synthesize_tasks(const SynthContext& ctx) {
   }
   std::vector<pid_t> done;
   for (pid_t p : opts_.pids) {
-    synthesize_process(ctx, p);
+    if (opts_.synthesize_tasks) synthesize_process(ctx, p);
     done.push_back(p);
   }
   for (pid_t t : opts_.tids) {
     pid_t pid = tgid_of(t);
     if (std::find(done.begin(), done.end(), pid) != done.end()) continue;
-    synthesize_process(ctx, pid);
+    if (opts_.synthesize_tasks) synthesize_process(ctx, pid);
     done.push_back(pid);
   }
   for (pid_t p : done) live_.add(p);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "kernel/perf_event.h"
 #include "kernel/process_limits.h"
 #include "record/cpu_list.h"
 #include "record/proc_synthesizer.h"
@@ -26,7 +27,9 @@ namespace {
 void check_output_directory(const std::string& dir) {
   struct stat st{};
   if (::stat(dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) throw_usage("--threads writes a directory: '{}' exists and is not a directory", dir);
+    // A regular file is moved to DIR.old when the recording starts (perf's backup).
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+      throw_usage("--threads writes a directory: '{}' exists and is not a directory", dir);
     return;
   }
   // The parent folder: the text up to the last '/', or "." (assigned, not
@@ -60,6 +63,9 @@ void Recorder::prepare() {
 // -e's kernel events, and the extensions that serve its '%' specs.
 void Recorder::make_extensions() {
   parsed_ = parse_events(opts_.events);
+  // No hardware PMU (VMs): cycles is counted as cpu-clock, as perf does.
+  for (EventSpec& e : parsed_.events)
+    if (std::string why = fall_back_to_cpu_clock(e, kernel::has_cpu_pmu()); !why.empty()) warn("{}", why);
   if (!parsed_.extension_specs.empty()) {
     if (!opts_.extension_factory)
       throw_usage("unknown event '{}' (no event source for '%' events in this build)", parsed_.extension_specs[0]);

@@ -91,6 +91,10 @@ struct RecordOptions {
   // Tracepoint filters (perf's --filter): event name as in `events` →
   // filter text, set with PERF_EVENT_IOC_SET_FILTER on each of its fds.
   std::vector<std::pair<std::string, std::string>> tracepoint_filters;
+  // perf's --synth=no (or cgroup alone): the processes that exist before the
+  // recording (-a, -p, -t) get no COMM/MMAP2 records read from /proc; the
+  // workload's own COMM and the kernel's maps are still written.
+  bool synthesize_tasks = true;
 
   std::vector<std::unique_ptr<RecordExtension>> extensions;
   ExtensionFactory extension_factory;
