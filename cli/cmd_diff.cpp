@@ -1,5 +1,6 @@
 // sonde diff BASE NEW: two recordings compared per symbol, as perf diff
 // (text or JSON), or as a differential flame graph (--to html).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "fleet/store_url.h"
 #include "convert/convert.h"
 #include "diff/diff_table.h"
+#include "diff/multi_diff.h"
 #include "diff/object_keys.h"
 #include "format/stream_reader.h"
 #include "reading_options.h"
@@ -22,6 +24,7 @@ namespace {
 
 struct DiffArgs {
   std::string base, now;
+  std::vector<std::string> more;  // F2...: perf diff's three or more files
   std::string sort = "dso,sym";
   double percent_limit = 0;
   std::string compute = "delta-abs";
@@ -84,8 +87,27 @@ void write_html(const DiffArgs& a, const analysis::Profile& base, const analysis
   out.commit();
 }
 
+// perf diff F0 F1 F2...: one delta column per file against F0 (text only).
+void run_multi_diff(const DiffArgs& a, const diff::DiffOptions& o) {
+  if (!a.to.empty() || a.format != "text") throw_usage("diff: --to and --format json compare two recordings");
+  std::vector<std::string> paths = {a.base, a.now};
+  paths.insert(paths.end(), a.more.begin(), a.more.end());
+  if (std::count(paths.begin(), paths.end(), "-") > 1) throw_usage("diff: only one recording can be standard input");
+  Symbolizer base_symbols(a.symbols.options(a.base));
+  const analysis::Profile base = read_profile(a.base, base_symbols);
+  std::vector<std::vector<diff::EventDiff>> pairs;
+  for (size_t i = 1; i < paths.size(); ++i) {
+    Symbolizer symbols(a.symbols.options(paths[i]));
+    pairs.push_back(diff::compute_diff(base, read_profile(paths[i], symbols), o));
+  }
+  const std::string text = diff::format_multi_diff_text(pairs, paths, o);
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+    throw_runtime("cannot write the diff");
+}
+
 void run_diff(const DiffArgs& a) {
   const diff::DiffOptions o = diff_options(a);
+  if (!a.more.empty()) return run_multi_diff(a, o);
   // One symbolizer per recording: each finds its own copies of JIT files.
   Symbolizer base_symbols(a.symbols.options(a.base)), new_symbols(a.symbols.options(a.now));
   const analysis::Profile base = read_profile(a.base, base_symbols);
@@ -104,6 +126,7 @@ void register_diff(CLI::App& app, int& /*exit_code*/) {
   auto* cmd = app.add_subcommand("diff", "Compare two recordings per symbol, as perf diff, or as a differential flame graph");
   cmd->add_option("BASE", a->base, "The baseline recording (file or pipe mode; - for standard input)")->required();
   cmd->add_option("NEW", a->now, "The recording compared with it")->required();
+  cmd->add_option("MORE", a->more, "More recordings, each compared with BASE in its own column (perf diff F0 F1 F2...)");
   cmd->add_option("-s,--sort", a->sort, "Keys rows are matched by: comm, pid, dso, sym")->capture_default_str();
   cmd->add_option("--percent-limit", a->percent_limit, "Hide rows under this share on both sides");
   cmd->add_option("-c,--compute", a->compute, "The last column and the rows' order, as perf diff: delta-abs, delta, ratio")

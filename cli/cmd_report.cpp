@@ -21,6 +21,7 @@
 #include "report/report_table.h"
 #include "report/wall_report.h"
 #include "symbol/symbolizer.h"
+#include "hierarchy/hierarchy_report.h"
 #include "tasks/task_tree.h"
 #include "util/diagnostics.h"
 #include "util/error.h"
@@ -50,6 +51,7 @@ struct ReportArgs {
   bool wall = false;
   bool show_info = false;  // -I
   bool task = false;       // --task
+  bool hierarchy = false;  // --hierarchy
 };
 
 // -I: the header facts with HEADER_CPU_TOPOLOGY printed in full instead of
@@ -181,7 +183,9 @@ void run_report(const ReportArgs& a) {
   if ((ro.layout.has(report::Field::kSocket) || ro.layout.has(report::Field::kCore)) && profile.cpus.empty())
     throw_usage("--sort socket/core: {} has no CPU topology (perf's HEADER_CPU_TOPOLOGY)", input);
   ro.header = profile.header_facts;
-  if (a.wall) {
+  if (a.hierarchy) {
+    write_out(hierarchy::format_hierarchy(profile));
+  } else if (a.wall) {
     report::WallOptions wo;
     if (a.percent_limit) wo.percent_limit = *a.percent_limit;
     report::write_wall_report(profile, wo, stdout);
@@ -228,6 +232,8 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--header", a->header, "First print the recording's header facts, as perf");
   cmd->add_flag("--header-only", a->header_only, "Print only the recording's header facts, as perf");
   cmd->add_flag("-I,--show-info", a->show_info, "With --header-only: the CPU topology in full, as perf's -I");
+  cmd->add_flag("--hierarchy", a->hierarchy,
+                "Self overhead by command, then object, then symbol, each level under the one before (perf's --hierarchy)");
   cmd->add_flag("--task", a->task, "The recording's tasks as a tree (pid, tid, parent, comm), as perf's --task");
   cmd->add_flag("--stats", a->stats, "Only count the records of each type (and samples per event), as perf");
   cmd->add_flag("-q,--quiet", a->quiet, "Only the rows: no header lines, no notes or warnings");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs perf's own shell tests (tools/perf/tests/shell in the Linux tree) from a
 # directory the user gives, once with the installed perf and once with sonde
-# standing in for perf (a `perf` symlink first in PATH), and prints one line per
+# standing in for perf (a copy named `perf` first in PATH), and prints one line per
 # test: the test, perf's result, sonde's result (pass, skip, FAIL, timeout).
 # It fetches nothing: copy the tests yourself (they are GPL-2.0; keep them out
 # of this tree). docs/compatibility.md says which tests and how.
@@ -27,10 +27,11 @@ work=$(mktemp -d /tmp/perf-shell-tests.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 logs=${LOGS:-$work/logs}
 mkdir -p "$logs" "$work/perf-bin" "$work/sonde-bin"
-# The shims are symlinks named perf: a process exec'd through one is named
-# "perf" as with the real perf (pipe_test.sh looks for that comm).
+# The shims are named perf: a process exec'd through one is named "perf" as
+# with the real perf (pipe_test.sh looks for that comm). sonde is copied, so
+# that a rebuild during the run cannot leave PATH to fall through to perf.
 [ -z "$perf" ] || ln -s "$(realpath "$perf")" "$work/perf-bin/perf"
-ln -s "$sonde" "$work/sonde-bin/perf"
+cp "$sonde" "$work/sonde-bin/perf"
 
 # One test under one shim: pass (exit 0), skip (exit 2, perf's convention),
 # timeout, or FAIL(exit code).
