@@ -20,6 +20,7 @@
 #include "report/report_fields.h"
 #include "report/report_table.h"
 #include "report/wall_report.h"
+#include "script/raw_dump.h"
 #include "symbol/symbolizer.h"
 #include "hierarchy/hierarchy_report.h"
 #include "tasks/task_tree.h"
@@ -52,20 +53,23 @@ struct ReportArgs {
   bool show_info = false;  // -I
   bool task = false;       // --task
   bool hierarchy = false;  // --hierarchy
+  bool strict = false;     // --strict
+  bool dump_raw = false;   // -D
 };
 
-// -I: the header facts with HEADER_CPU_TOPOLOGY printed in full instead of
-// "info available, use -I to display" (perf's -I; the other topologies keep
-// that line).
-std::string with_topology(std::string facts, const std::string& input) {
-  const std::string marker = "# CPU_TOPOLOGY info available, use -I to display\n";
-  size_t at = facts.find(marker);
-  if (at == std::string::npos) return facts;
+// --header-only: the header facts; with -I (perf's) HEADER_CPU_TOPOLOGY in
+// full instead of "info available, use -I to display" (the other
+// topologies keep that line). One reading: the input may be a pipe.
+std::string header_only_text(const std::string& input, bool show_info) {
   auto reader = analysis::open_input(input);
   format::Session session;
   format::RecordView rec;
   while (reader->next(rec))
     if (!session.observe(rec)) break;
+  std::string facts = analysis::header_facts_text(session, *reader, input);
+  const std::string marker = "# CPU_TOPOLOGY info available, use -I to display\n";
+  size_t at = facts.find(marker);
+  if (!show_info || at == std::string::npos) return facts;
   auto cpus = format::decode_nr_cpus_available(session.feature(format::kFeatNrCpus));
   auto text = format::cpu_topology_text(session.feature(format::kFeatCpuTopology), cpus.value_or(0));
   return text ? facts.replace(at, marker.size(), *text) : facts;
@@ -147,19 +151,29 @@ void run_report(const ReportArgs& a) {
   const std::string input = a.input.empty() ? default_recording() : a.input;
 
   if (a.header_only && fleet::is_store_url(input)) throw_usage("report: --header-only needs a recording, not a store");
-  if (a.header_only && a.show_info) return write_out(with_topology(analysis::read_header_facts(input), input));
-  if (a.header_only) return write_out(analysis::read_header_facts(input));
+  if (a.header_only) return write_out(header_only_text(input, a.show_info));
+  if (a.dump_raw) {
+    if (fleet::is_store_url(input)) throw_usage("report: -D needs a recording, not a store");
+    // perf report -D: its header line, script -D's dump, then --stats' counts.
+    write_out("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+    script::dump_raw_input(input, stdout);
+    auto reader = analysis::open_input(input);
+    write_out(report::format_record_stats(report::count_records(*reader)));
+    return check_strict(a.strict, analysis::outcome_of(*reader), input);
+  }
   if (a.task) {
     if (fleet::is_store_url(input)) throw_usage("report: --task needs a recording, not a store");
     auto reader = analysis::open_input(input);
     write_out(tasks::format_task_tree(tasks::read_tasks(*reader)));
-    return analysis::conclude_reading(analysis::outcome_of(*reader), input);
+    analysis::conclude_reading(analysis::outcome_of(*reader), input);
+    return check_strict(a.strict, analysis::outcome_of(*reader), input);
   }
   if (a.stats && !fleet::is_store_url(input)) {
     auto reader = analysis::open_input(input);
     report::RecordStats st = report::count_records(*reader);
     write_out(report::format_record_stats(st));
-    return analysis::conclude_reading(analysis::outcome_of(*reader), input);
+    analysis::conclude_reading(analysis::outcome_of(*reader), input);
+    return check_strict(a.strict, analysis::outcome_of(*reader), input);
   }
 
   if (fleet::is_store_url(input)) return report_store(a, ro, input);
@@ -195,6 +209,7 @@ void run_report(const ReportArgs& a) {
   if (std::fflush(stdout) != 0) throw_runtime("cannot write the report");
   if (profile.samples.empty() && !ro.json) note("{} has no samples{}", input, a.time.empty() ? "" : " in --time's ranges");
   analysis::conclude_reading(profile.outcome, input);
+  check_strict(a.strict, profile.outcome, input);
 }
 
 }  // namespace
@@ -232,6 +247,8 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--header", a->header, "First print the recording's header facts, as perf");
   cmd->add_flag("--header-only", a->header_only, "Print only the recording's header facts, as perf");
   cmd->add_flag("-I,--show-info", a->show_info, "With --header-only: the CPU topology in full, as perf's -I");
+  cmd->add_flag("--strict", a->strict, kStrictHelp);
+  cmd->add_flag("-D,--dump-raw-trace", a->dump_raw, "Every record: offset, size, bytes and fields (perf's -D, as script -D)");
   cmd->add_flag("--hierarchy", a->hierarchy,
                 "Self overhead by command, then object, then symbol, each level under the one before (perf's --hierarchy)");
   cmd->add_flag("--task", a->task, "The recording's tasks as a tree (pid, tid, parent, comm), as perf's --task");

@@ -38,6 +38,7 @@ struct ScriptArgs {
   std::vector<uint32_t> pids, tids;
   std::string time;
   SymbolArgs symbols;
+  bool strict = false;
 };
 
 void run_script(const ScriptArgs& args) {
@@ -92,7 +93,9 @@ void run_script(const ScriptArgs& args) {
   for (const auto& n : symbolizer.notes()) note(std::string_view(n));
   if (const analysis::DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty()) note(std::string_view(u->note()));
   if (!walker.jit_note().empty()) note(std::string_view(walker.jit_note()));
-  analysis::conclude_reading(analysis::outcome_of(walker.stats()), input);
+  const analysis::ReadingOutcome outcome = analysis::outcome_of(walker.stats());
+  analysis::conclude_reading(outcome, input);
+  check_strict(args.strict, outcome, input);
 }
 
 }  // namespace
@@ -102,6 +105,7 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   auto* cmd = app.add_subcommand("script", "Print every sample of a recording with its call chain");
   cmd->add_option("-i,--input", args->input, kInputHelp);
   cmd->add_flag("--no-symbols", args->no_symbols, "Raw frames: address, dso+file offset and build-id");
+  cmd->add_flag("--strict", args->strict, kStrictHelp);
   cmd->add_flag("--build-ids", args->build_ids, "Append each frame's build-id");
   cmd->add_option("--max-stack", args->max_stack, "Print at most this many frames per sample (0: all)");
   cmd->add_flag("--inline", args->inline_frames, "Also print the functions inlined at each frame (DWARF)");

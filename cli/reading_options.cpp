@@ -6,6 +6,7 @@
 
 #include "cache/buildid_cache.h"
 #include "jit/jit_files.h"
+#include "util/error.h"
 
 namespace sonde::cli {
 
@@ -23,6 +24,11 @@ SymbolizerOptions SymbolArgs::options(const std::string& input) const {
   so.cache_root = BuildIdCache::default_root(buildid_dir);
   if (!debug_dirs.empty()) so.debug_roots = debug_dirs;
   return so;
+}
+
+void check_strict(bool strict, const analysis::ReadingOutcome& outcome, const std::string& input) {
+  if (strict && outcome.truncated_bytes)
+    throw_runtime("{}: the recording ends short: {} bytes lost (--strict)", input, outcome.truncated_bytes);
 }
 
 std::string default_recording() {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/reading_outcome.h"
 #include "symbol/symbolizer.h"
 
 namespace sonde::cli {
@@ -31,6 +32,15 @@ std::string default_recording();
 inline constexpr const char* kInputHelp =
     "Recording to read: a file, a directory of streams (docs/format.md), - for standard input (default: "
     "sonde.data, or perf.data if only that exists)";
+
+// --strict (report, script): a recording that ends short (a killed
+// recorder, a file cut) fails with exit 1 after the output, instead of the
+// default note and exit 0 (docs/format.md "Broken input"). perf errors out
+// on such files; sonde's default keeps what is complete.
+inline constexpr const char* kStrictHelp =
+    "Exit 1 when the recording ends short (an incomplete last record or a cut data section), "
+    "saying how many bytes were lost, as perf does (default: use what is complete, a note, exit 0)";
+void check_strict(bool strict, const analysis::ReadingOutcome& outcome, const std::string& input);
 
 // A "reading N%" line on stderr while a large input is read, only when
 // stderr is a terminal (empty function otherwise); clear_progress() erases it.

@@ -22,19 +22,7 @@
 namespace sonde::record {
 
 namespace {
-
-// perf's backup: a non-empty regular file where the output goes becomes
-// OUTPUT.old (replacing an earlier one), so one earlier recording survives,
-// and --threads can make its directory where a file was.
-void keep_old_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-  std::string old = path;
-  old += ".old";
-  if (st.st_size > 0 ? ::rename(path.c_str(), old.c_str()) != 0 : ::unlink(path.c_str()) != 0)
-    throw_runtime("cannot move the earlier '{}' aside: {}", path, errno_text(errno));
-}
-
+void keep_old_file(const std::string& path, bool stream_directories);
 }  // namespace
 
 void Recorder::open_output() {
@@ -50,7 +38,7 @@ void Recorder::open_output() {
     d.out = std::make_unique<format::StreamWriter>(STDOUT_FILENO);
     return;
   }
-  keep_old_file(opts_.output);
+  keep_old_file(opts_.output, true);
   int fd = ::open(opts_.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw_runtime("cannot create '{}': {}", opts_.output, errno_text(errno));
   d.out = std::make_unique<format::StreamWriter>(fd);
@@ -73,6 +61,39 @@ void remove_streams(const std::string& dir) {
   ::closedir(d);
 }
 
+// A --threads recording's directory: it holds DIR/data.
+bool is_stream_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat((path + "/data").c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// perf's backup: a non-empty regular file, or an earlier --threads
+// directory, where the output goes becomes OUTPUT.old (an earlier .old of
+// those kinds is replaced), so one earlier recording survives and either
+// mode can write where the other did (a --threads output keeps replacing
+// its own streams in place: `stream_directories` false). Other directories
+// are left alone.
+void keep_old_file(const std::string& path, bool stream_directories) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;
+  const bool dir = S_ISDIR(st.st_mode);
+  if (dir ? !stream_directories || !is_stream_directory(path) : !S_ISREG(st.st_mode)) return;
+  if (!dir && st.st_size == 0) {
+    ::unlink(path.c_str());
+    return;
+  }
+  std::string old = path;
+  old += ".old";
+  if (is_stream_directory(old)) {
+    remove_streams(old);
+    ::rmdir(old.c_str());
+  } else if (::stat(old.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    ::unlink(old.c_str());
+  }
+  if (::rename(path.c_str(), old.c_str()) != 0)
+    throw_runtime("cannot move the earlier '{}' aside to '{}': {}", path, old, errno_text(errno));
+}
+
 }  // namespace
 
 // --threads: DIR/data and DIR/data.N (docs/format.md). An earlier
@@ -81,7 +102,7 @@ void remove_streams(const std::string& dir) {
 // any stream cannot be created, those made are removed again.
 void Recorder::open_directory() {
   const std::string& dir = opts_.output;
-  keep_old_file(dir);
+  keep_old_file(dir, false);
   bool made = ::mkdir(dir.c_str(), 0755) == 0;
   if (!made && errno != EEXIST) throw_runtime("cannot create the directory '{}': {}", dir, errno_text(errno));
   if (!made) remove_streams(dir);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -294,6 +295,87 @@ TEST_F(PerfCompatProfiles, DiffOfThreeFilesHasPerfsColumns) {
   auto json = run({sonde_bin(), "diff", "--format", "json", a, b, c});
   EXPECT_EQ(json.exit_code, 2);
   EXPECT_EQ(json.err, "sonde: diff: --to and --format json compare two recordings\n");
+}
+
+}  // namespace
+
+namespace {
+
+class PerfCompatReading : public ::testing::Test {
+ protected:
+  TempDir dir_;
+  std::string record_true() {
+    std::string data = dir_ / "t.data";
+    auto r = run({sonde_bin(), "record", "-q", "-N", "-o", data, "--", "sh", "-c", "ls / >/dev/null"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return data;
+  }
+};
+
+// "... PERF_RECORD_X..." summary lines of a -D dump, sorted (perf report -D
+// places FINISHED_ROUND by its own flushing order).
+std::vector<std::string> record_lines(const std::string& dump) {
+  std::vector<std::string> out;
+  for (const auto& l : lines(dump))
+    if (l.find(": PERF_RECORD_") != std::string::npos || l.find("]: PERF_RECORD_") != std::string::npos) out.push_back(l);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_F(PerfCompatReading, ReportDumpRawTraceHasPerfsRecordsAndCounts) {
+  std::string data = record_true();
+  auto ours = run({sonde_bin(), "report", "-D", "-i", data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto perf = sh("perf report -D -i " + data + " 2>/dev/null");
+  EXPECT_TRUE(ours.out.starts_with("# To display the perf.data header info, please use --header/--header-only options.\n#\n"));
+  auto ours_records = record_lines(ours.out);
+  EXPECT_GT(ours_records.size(), 5u);
+  EXPECT_EQ(ours_records, record_lines(perf.out));
+  auto stats = [](const std::string& s) { return s.substr(s.find("\nAggregated stats:")); };
+  EXPECT_EQ(stats(ours.out), stats(perf.out));
+}
+
+TEST_F(PerfCompatReading, StrictFailsOnACutRecordingAndSaysHowManyBytes) {
+  std::string data = record_true();
+  const std::string whole = slurp_file(data);
+  std::string cut = dir_ / "cut.data";
+  std::ofstream(cut, std::ios::binary) << whole.substr(0, whole.size() - 5);
+  auto lenient = run({sonde_bin(), "report", "-i", cut});
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.err;
+  EXPECT_NE(lenient.err.find("ignored its last"), std::string::npos) << lenient.err;
+  for (const char* cmd : {"report", "script"}) {
+    auto strict = run({sonde_bin(), cmd, "--strict", "-i", cut});
+    EXPECT_EQ(strict.exit_code, 1) << cmd;
+    EXPECT_NE(strict.err.find("sonde: " + cut + ": the recording ends short: "), std::string::npos) << strict.err;
+    EXPECT_NE(strict.err.find(" bytes lost (--strict)\n"), std::string::npos) << strict.err;
+  }
+  // perf's data_validation.sh cuts: 64 bytes, 256 bytes.
+  for (size_t size : {64, 256}) {
+    std::ofstream(cut, std::ios::binary | std::ios::trunc) << whole.substr(0, size);
+    EXPECT_EQ(run({sonde_bin(), "report", "--strict", "-i", cut}).exit_code, 1) << size;
+  }
+  EXPECT_EQ(run({sonde_bin(), "report", "--strict", "-i", data}).exit_code, 0);
+}
+
+TEST_F(PerfCompatReading, ShowInfoReadsAPipeOnce) {
+  std::string data = record_true();
+  auto piped = sh(sonde_bin() + " report --header-only -I -i - < " + data);
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.out, run({sonde_bin(), "report", "--header-only", "-I", "-i", data}).out);
+  EXPECT_NE(piped.out.find("# sibling threads : "), std::string::npos) << piped.out;
+}
+
+TEST_F(PerfCompatReading, APlainRecordingOverAThreadsDirectoryKeepsItAsOld) {
+  std::string out = dir_ / "r.data";
+  ASSERT_EQ(run({sonde_bin(), "record", "-q", "--threads", "-o", out, "--", "true"}).exit_code, 0);
+  auto r = run({sonde_bin(), "record", "-q", "-o", out, "--", "true"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(out));
+  EXPECT_TRUE(std::filesystem::exists(out + ".old/data"));
+  // A directory that is not a recording's is left alone: an error, as before.
+  std::filesystem::create_directory(dir_ / "other");
+  auto other = run({sonde_bin(), "record", "-q", "-o", dir_ / "other", "--", "true"});
+  EXPECT_EQ(other.exit_code, 1);
 }
 
 }  // namespace
