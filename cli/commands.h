@@ -29,5 +29,6 @@ void register_version(CLI::App& app, int& exit_code);
 void register_kallsyms(CLI::App& app, int& exit_code);
 void register_test(CLI::App& app, int& exit_code);
 void register_inject(CLI::App& app, int& exit_code);
+void register_evlist(CLI::App& app, int& exit_code);
 
 }  // namespace sonde::cli

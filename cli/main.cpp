@@ -31,7 +31,7 @@ constexpr Subcommand kSubcommands[] = {
     {"agent", sonde::cli::register_agent},             {"probe", sonde::cli::register_probe},
     {"version", sonde::cli::register_version},
     {"kallsyms", sonde::cli::register_kallsyms},       {"test", sonde::cli::register_test},
-    {"inject", sonde::cli::register_inject},
+    {"inject", sonde::cli::register_inject},           {"evlist", sonde::cli::register_evlist},
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all

@@ -71,15 +71,19 @@ std::string hex(uint64_t v) { return v ? fmt::format("{:#x}", v) : "0"; }
 }  // namespace
 
 std::string event_desc_line(const EventDesc& event) {
-  const perf_event_attr& a = event.attr;
   std::string out = fmt::format("# event : name = {}, ", event.name);
   if (!event.ids.empty()) {
     out += ", id = {";
     for (size_t i = 0; i < event.ids.size(); ++i) out += fmt::format("{} {}", i ? "," : "", event.ids[i]);
     out += " }";
   }
+  return out + attr_fields_text(event.attr, " = ");
+}
+
+std::string attr_fields_text(const perf_event_attr& a, std::string_view assign) {
+  std::string out;
   auto field = [&](const char* name, uint64_t v, std::string text) {
-    if (v) out += fmt::format(", {} = {}", name, text);
+    if (v) out += fmt::format(", {}{}{}", name, assign, text);
   };
   auto num = [&](const char* name, uint64_t v) { field(name, v, fmt::format("{}", v)); };
   num("type", a.type);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "format/features.h"
 
@@ -11,5 +12,9 @@ namespace sonde::format {
 
 // "# event : ..." without the trailing newline.
 std::string event_desc_line(const EventDesc& event);
+
+// The attr's non-zero fields in perf's order, each as ", NAME<assign>VALUE"
+// (assign: " = " in the header's event lines, ": " in perf evlist -v's).
+std::string attr_fields_text(const perf_event_attr& attr, std::string_view assign);
 
 }  // namespace sonde::format

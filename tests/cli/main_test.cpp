@@ -27,7 +27,7 @@ TEST(CommandLine, HelpListsEveryCommandAndEachHasItsOwnHelp) {
   RunResult all = run({sonde_bin(), "--help"});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   for (const char* name : {"record", "script", "buildid-list", "sdt", "buildid-cache", "report", "convert", "list", "top",
-                           "diff", "annotate", "trace", "sched", "stat", "push", "agent", "probe", "version", "kallsyms", "test", "inject"}) {
+                           "diff", "annotate", "trace", "sched", "stat", "push", "agent", "probe", "version", "kallsyms", "test", "inject", "evlist"}) {
     EXPECT_NE(all.out.find(std::string("\n  ") + name + " "), std::string::npos) << name << " missing:\n" << all.out;
     RunResult one = run({sonde_bin(), name, "--help"});
     EXPECT_EQ(one.exit_code, 0) << name << ": " << one.err;

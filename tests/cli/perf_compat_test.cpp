@@ -379,3 +379,22 @@ TEST_F(PerfCompatReading, APlainRecordingOverAThreadsDirectoryKeepsItAsOld) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(PerfCompatProfiles, EvlistIsPerfEvlist) {
+  std::string data = record_loop("e.data");
+  std::string ours_data = dir_ / "o.data";
+  ASSERT_EQ(run({sonde_bin(), "record", "-q", "-N", "-e", "cpu-clock", "-e", "page-faults", "-o", ours_data, "--",
+                 "true"}).exit_code, 0);
+  for (const std::string& f : {data, ours_data})
+    for (const char* opt : {"", "-v", "-F"}) {
+      auto ours = sh(sonde_bin() + " evlist " + opt + " -i " + f);
+      EXPECT_EQ(ours.exit_code, 0) << ours.err;
+      EXPECT_EQ(ours.out, sh(std::string("perf evlist ") + opt + " -i " + f + " 2>/dev/null").out) << f << " " << opt;
+    }
+  auto bad = run({sonde_bin(), "evlist", "-i", dir_ / "none.data"});
+  EXPECT_EQ(bad.exit_code, 1);
+}
+
+}  // namespace
