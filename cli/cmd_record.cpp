@@ -12,6 +12,7 @@
 
 #include "cache/buildid_cache.h"
 #include "commands.h"
+#include "event_filters.h"
 #include "process_args.h"
 #include "number_options.h"
 #include "offcpu/offcpu_extension.h"
@@ -111,23 +112,13 @@ bool parse_synth(const std::string& text) {
   }
 }
 
-// perf's --filter applies to the -e just before it: the command line's
-// options in order, each --filter paired with the last event of the last -e
-// (a comma list's last item). A --filter before any -e is a usage error.
-std::vector<std::pair<std::string, std::string>> record_filters(const CLI::App& cmd) {
+// perf's --filter (event_filters.h) for the recorder: each filter keyed by
+// the event it follows (a comma list's last item, as perf's).
+std::vector<std::pair<std::string, std::string>> record_filters(const CLI::App& cmd, const RecordArgs& a) {
   std::vector<std::pair<std::string, std::string>> out;
-  const CLI::Option* event = cmd.get_option("--event");
-  const CLI::Option* filter = cmd.get_option("--filter");
-  const auto& events = event->results();
-  const auto& filters = filter->results();
-  size_t e = 0, f = 0;
-  for (const CLI::Option* opt : cmd.parse_order()) {
-    if (opt == event) ++e;
-    if (opt != filter) continue;
-    if (e == 0) throw_usage("--filter '{}' must follow a -e tracepoint", filters[f]);
-    const std::string& last = events[e - 1];
-    out.emplace_back(last.substr(last.rfind(',') + 1), filters[f++]);
-  }
+  const std::vector<std::string> per_event = filters_per_event(cmd, a.filter_texts);
+  for (size_t i = 0; i < per_event.size() && i < a.events.size(); ++i)
+    if (!per_event[i].empty()) out.emplace_back(a.events[i].substr(a.events[i].rfind(',') + 1), per_event[i]);
   return out;
 }
 
@@ -281,9 +272,7 @@ void add_cache_and_command(CLI::App* cmd, RecordArgs& a) {
 // perf's options whose work sonde does anyway, or that select what perf
 // synthesizes: accepted so that perf's command lines run unchanged.
 void add_perf_options(CLI::App* cmd, RecordArgs& a) {
-  cmd->add_option("--filter", a.filter_texts,
-                  "Tracepoint filter for the -e just before it (the kernel's filter syntax, as perf's --filter)")
-      ->allow_extra_args(false);
+  add_filter_option(cmd, a.filter_texts);
   cmd->add_flag("--per-thread", a.per_thread,
                 "perf's per-thread ring buffers: accepted (sonde's per-CPU rings record the same samples)");
   cmd->add_option("--synth", a.synth,
@@ -371,7 +360,7 @@ void register_record(CLI::App& app, int& exit_code) {
     a->period_given = period->count() > 0;
     a->pages_given = pages->count() > 0;
     a->level_given = level->count() > 0;
-    a->filters = record_filters(*cmd);
+    a->filters = record_filters(*cmd, *a);
     run_record(*a, own_cmdline(), exit_code);
   });
 }
