@@ -32,6 +32,14 @@ Mapping mapping_of(const MmapKind& v) {
   return m;
 }
 
+// perf's own recordings name build-ids in a table (HEADER_BUILD_ID), not in
+// their MMAP2s: a file mapped without one takes the table's, so that its
+// symbols come from that build (the cache) and never from whatever file is
+// at the path now.
+bool takes_table_build_id(const Mapping& m) {
+  return m.build_id.empty() && !m.kernel && !m.path.empty() && m.path.front() == '/';
+}
+
 }  // namespace
 
 std::string_view AddressSpace::intern(std::string_view s) { return *strings_.emplace(s).first; }
@@ -87,7 +95,13 @@ void AddressSpace::on_record(const RecordView& rec) {
     }
     case kHeaderBuildId: {
       auto b = HeaderBuildIdView::parse(rec.bytes);
-      if (b && b->filename_terminated) header_build_ids_[intern(b->filename)] = BuildId::from_bytes(b->build_id);
+      if (!b || !b->filename_terminated) return;
+      const std::string_view path = intern(b->filename);
+      const BuildId id = BuildId::from_bytes(b->build_id);
+      header_build_ids_[path] = id;
+      // A table after the mappings (perf's pipe mode writes it at the end).
+      for (Mapping& m : mappings_)
+        if (m.path == path && takes_table_build_id(m)) m.build_id = id;
       return;
     }
     default:
@@ -140,6 +154,10 @@ void AddressSpace::insert_sorted(std::vector<const Mapping*>& maps, const Mappin
 }
 
 void AddressSpace::add_mapping(Mapping m) {
+  if (takes_table_build_id(m)) {
+    auto it = header_build_ids_.find(m.path);
+    if (it != header_build_ids_.end()) m.build_id = it->second;
+  }
   m.name = intern(m.long_name());
   m.index = static_cast<uint32_t>(mappings_.size());
   mappings_.push_back(m);

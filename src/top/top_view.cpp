@@ -158,10 +158,21 @@ int TopView::table_index() const {
   return -1;
 }
 
+// The events as recorded (cycles may have fallen back to cpu-clock, as in
+// perf top), or as asked before the first interval.
+std::string TopView::recorded_events() const {
+  std::string names;
+  for (const auto& e : interval_.profile.events) {
+    if (!names.empty()) names += ',';
+    names += e.name;
+  }
+  return names.empty() ? settings_.event : names;
+}
+
 // With several events, the shown one and where it is in the list.
 std::string TopView::event_label() const {
   const auto& events = interval_.profile.events;
-  if (events.size() < 2 || event_ >= events.size()) return settings_.event;
+  if (events.size() < 2 || event_ >= events.size()) return recorded_events();
   return fmt::format("{} (event {}/{}, Tab: next)", events[event_].name, event_ + 1, events.size());
 }
 
@@ -177,7 +188,7 @@ void TopView::next_event() {
 std::string TopView::header(bool interactive) const {
   const auto* t = table();
   return fmt::format("sonde top #{} - {} at {}, {}: {} samples, {} lost, refresh every {:g} s{}", refreshes_,
-                     interactive ? event_label() : settings_.event, settings_.rate, settings_.target, t ? t->hists->samples : 0, interval_.lost,
+                     interactive ? event_label() : recorded_events(), settings_.rate, settings_.target, t ? t->hists->samples : 0, interval_.lost,
                      settings_.delay_seconds, interval_.ended ? " (the recording ended)" : "");
 }
 

@@ -74,6 +74,7 @@ class TopView {
   int table_index() const;
   const report::RowSet* table() const { return table_index() < 0 ? nullptr : &report_->rows(size_t(table_index())); }
   std::string event_label() const;
+  std::string recorded_events() const;
   const report::HistEntry& selected() const { return *table()->shown[selected_]; }
   std::string header(bool interactive = true) const;
   std::string status() const;

@@ -49,6 +49,30 @@ TEST(ReportFromCache, RebuiltBinaryWithAnotherBuildIdIsNotUsedAndTheReportSaysWh
   EXPECT_NE(rep.out.find(bin), std::string::npos) << "the note names the object:\n" << rep.out;
 }
 
+// perf's own recording names its build-ids in a table (HEADER_BUILD_ID),
+// not in its MMAP2s: sonde must take them from there, and find the binary
+// in the cache perf filled rather than at the path, where another program
+// now is.
+TEST(ReportFromCache, PerfsRecordingResolvesThroughItsBuildIdTableNotTheFileNowAtThePath) {
+  TempDir dir;
+  std::string bin = dir / "hot_loop";
+  ASSERT_TRUE(compile_fixture("hot_loop.c", bin));
+  auto rec = sh("perf --buildid-dir " + (dir / "cache") + " record -q -o " + (dir / "p.data") + " -- " + bin +
+                " 0.3 2>&1");
+  ASSERT_EQ(rec.exit_code, 0) << rec.out;
+  ASSERT_TRUE(compile_fixture("two_mix.c", bin));  // another program at the same path
+  auto rep = sh(record_env(dir) + sonde_bin() + " report --no-children -i " + (dir / "p.data"));
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("[.] hot_function"), std::string::npos) << rep.out;
+  EXPECT_EQ(rep.out.find("mix_"), std::string::npos) << "symbols of the file now at the path:\n" << rep.out;
+  // Without the cached copy the file at the path is refused, not used.
+  std::filesystem::remove_all(dir / "cache");
+  auto bare = sh(record_env(dir) + sonde_bin() + " report --no-children -i " + (dir / "p.data"));
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_EQ(bare.out.find("mix_"), std::string::npos) << bare.out;
+  EXPECT_NE(bare.out.find("build-id mismatch"), std::string::npos) << bare.out;
+}
+
 TEST(ReportFromCache, KernelSymbolsAreKeptForTheNextRunAndGiveTheSameNames) {
   TempDir dir;
   // dd with one-byte blocks spends most of its time in read/write syscalls:
