@@ -32,8 +32,10 @@ page() {  # page WORDS...: the page of `sonde WORDS... --help`
   name="sonde${words[*]:+-${words[*]}}"
   name="${name// /-}"
   title="$(printf '%s' "$name" | tr '[:lower:]' '[:upper:]')"
-  summary="$(printf '%s\n' "$help" | head -1)"
-  usage="$(printf '%s\n' "$help" | sed -n 's/^Usage: //p' | head -1)"
+  # No `head` here: it exits at its first line, and with pipefail the
+  # writer's SIGPIPE (a --help longer than a pipe write) fails the build.
+  summary="${help%%$'\n'*}"
+  usage="$(printf '%s\n' "$help" | sed -n 's/^Usage: //p' | sed -n 1p)"
   {
     printf '.TH %s 1 "" "sonde %s" "sonde manual"\n' "$title" "$version"
     printf '.SH NAME\n%s \\- %s\n' "$(printf '%s' "$name" | escape)" "$(printf '%s' "$summary" | escape)"

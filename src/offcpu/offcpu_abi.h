@@ -28,7 +28,8 @@
 #define SONDE_OFFCPU_STAT_COPIES_FULL 4 /* --call-graph dwarf: a user stack copy not kept (copies map full) */
 #define SONDE_OFFCPU_STAT_NO_USER 5     /* --call-graph dwarf: no user stack to copy (an exiting thread) */
 #define SONDE_OFFCPU_STAT_NO_STACK 6   /* a switch-out's kernel stack, or its user stack's bucket, lost */
-#define SONDE_OFFCPU_NSTATS 7
+#define SONDE_OFFCPU_STAT_NO_SWITCH_IN 7 /* a block never closed: the kernel reported no switch-in before the next switch-out */
+#define SONDE_OFFCPU_NSTATS 8
 
 /* --call-graph dwarf: the most user stack bytes copied at a switch-out
  * (perf's default dwarf size), and the user registers copied with them:

@@ -176,6 +176,9 @@ void OffcpuExtension::warn_losses() const {
   if (no_copy)
     warn("off-cpu: {} switch-outs without a user stack copy (more than {} "
          "threads off CPU at once); their blocks have frame-pointer stacks", no_copy, kUserStackCopies);
+  if (uint64_t unseen = bpf_->stat(SONDE_OFFCPU_STAT_NO_SWITCH_IN))
+    warn("off-cpu: {} blocks not measured: the kernel reported no switch-in before the thread's next "
+         "switch-out, so their end is unknown", unseen);
   if (bad)
     warn("off-cpu: this kernel's sched_switch tracepoint has another argument layout; "
                  "{} switches ignored", bad);
