@@ -2,6 +2,8 @@
 // and the symbol-table route for binaries without DWARF.
 #include <fnmatch.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 
@@ -74,10 +76,10 @@ std::vector<TraceArg> site_args(const ProbeDefinition& def, ProbeSite& site, con
 }
 
 std::string point_text(const ProbeDefinition& def, ProbeSite& site, const std::string& function) {
-  if (def.absolute_line) return def.file + ":" + std::to_string(def.line);
+  if (def.absolute_line) return fmt::format("{}:{}", def.file, def.line);
   std::string s = function;
-  if (def.line) s += ":" + std::to_string(def.line);
-  if (def.has_offset) s += "+" + std::to_string(def.offset);
+  if (def.line) s += fmt::format(":{}", def.line);
+  if (def.has_offset) s += fmt::format("+{}", def.offset);
   if (def.retprobe) s += "%return";
   (void)site;
   return s;
@@ -86,8 +88,11 @@ std::string point_text(const ProbeDefinition& def, ProbeSite& site, const std::s
 // perf's "with" text: fields get their argument name (id=req->id).
 std::string with_text(const ProbeDefinition& def) {
   std::string s;
-  for (const auto& a : def.args)
-    s += (s.empty() ? "" : " ") + (a.name.empty() && !a.fields.empty() ? default_arg_name(a) + "=" : "") + a.text();
+  for (const auto& a : def.args) {
+    if (!s.empty()) s += ' ';
+    if (a.name.empty() && !a.fields.empty()) s.append(default_arg_name(a)).append("=");
+    s += a.text();
+  }
   return s;
 }
 
@@ -170,7 +175,9 @@ std::vector<TraceProbe> ProbeFinder::find_in_symbols(const ProbeDefinition& def)
     if (!off) continue;
     p.offset = *off;
     p.function = name;
-    p.point = name + (def.has_offset ? "+" + std::to_string(def.offset) : "") + (def.retprobe ? "%return" : "");
+    p.point = name;
+    if (def.has_offset) p.point += fmt::format("+{}", def.offset);
+    if (def.retprobe) p.point += "%return";
     for (const auto& a : def.args) p.args.push_back({a.name, a.var, a.type});
     out.push_back(std::move(p));
   }

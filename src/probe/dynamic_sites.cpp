@@ -1,5 +1,7 @@
 #include "probe/dynamic_sites.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include "probe/dwarf_probe_finder.h"
@@ -25,7 +27,7 @@ std::string sdt_operand(const TraceArg& a) {
   if (type.size() < 2 || (type[0] != 'u' && type[0] != 's' && type[0] != 'x')) return "";
   int bits = std::atoi(type.c_str() + 1);
   if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return "";
-  std::string size = (type[0] == 's' ? "-" : "") + std::to_string(bits / 8);
+  std::string size = fmt::format("{}{}", type[0] == 's' ? "-" : "", bits / 8);
   if (a.fetch == "$retval") return size + "@%rax";  // the return value, at the return probe
   if (a.fetch.starts_with("%")) {
     std::string r = sdt_register(a.fetch);

@@ -22,13 +22,13 @@ std::string definition_text(const ProbeDefinition& def, const std::string& group
   std::string s;
   if (!def.event.empty()) s = group + ":" + def.event + "=";
   if (def.absolute_line) {
-    s += "@" + def.file + ":" + std::to_string(def.line);
+    s += fmt::format("@{}:{}", def.file, def.line);
   } else {
     s += def.function;
     if (def.has_offset)
-      s += "+" + std::to_string(def.offset);
+      s += fmt::format("+{}", def.offset);
     else if (def.line)
-      s += ":" + std::to_string(def.line);
+      s += fmt::format(":{}", def.line);
     else if (def.retprobe)
       s += "%return";
     if (!def.file.empty()) s += "@" + def.file;
