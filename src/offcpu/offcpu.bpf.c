@@ -255,11 +255,16 @@ int sonde_offcpu_switch(struct bpf_raw_tracepoint_args *ctx) {
      * as -EFAULT, for a thread not in user space yet or any more: that is
      * no loss.) */
     if (s.kernel_stack < 0 || s.user_stack == -17) count(SONDE_OFFCPU_STAT_NO_STACK);
-    /* Still off CPU by our account, yet switching out: the kernel never
-     * reported its switch-in (seen on 6.18, by perf's tracefs event too).
-     * That block's end is unknown: it is dropped, and counted. */
-    if (bpf_map_lookup_elem(&starts, &prev)) count(SONDE_OFFCPU_STAT_NO_SWITCH_IN);
-    if (bpf_map_update_elem(&starts, &prev, &s, BPF_ANY) != 0)
+    /* One map operation in the common case. -EEXIST: still off CPU by our
+     * account, yet switching out: the kernel never reported its switch-in
+     * (seen on 6.18, by perf's tracefs event too). That block's end is
+     * unknown: it is dropped, and counted. */
+    long err = bpf_map_update_elem(&starts, &prev, &s, BPF_NOEXIST);
+    if (err == -17) {
+      count(SONDE_OFFCPU_STAT_NO_SWITCH_IN);
+      err = bpf_map_update_elem(&starts, &prev, &s, BPF_ANY);
+    }
+    if (err != 0)
       count(SONDE_OFFCPU_STAT_STARTS_FULL);
     else if (cfg->stack_bytes)
       copy_user_stack(cfg, prev);
