@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/perf_abi.h"
+#include "util/byte_append.h"
 
 namespace sonde::format {
 
@@ -22,16 +23,11 @@ class RecordBuilder {
 
   template <typename T>
   RecordBuilder& put(const T& v) {
-    size_t at = bytes_.size();
-    bytes_.resize(at + sizeof(T));
-    std::memcpy(bytes_.data() + at, &v, sizeof(T));
+    append_bytes(bytes_, &v, sizeof(T));
     return *this;
   }
   RecordBuilder& put_bytes(std::span<const uint8_t> b) {
-    if (b.empty()) return *this;
-    size_t at = bytes_.size();
-    bytes_.resize(at + b.size());
-    std::memcpy(bytes_.data() + at, b.data(), b.size());
+    append_bytes(bytes_, b.data(), b.size());
     return *this;
   }
   RecordBuilder& put_zeros(size_t n) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jit/jitdump.h"
+#include "util/byte_append.h"
 
 namespace sonde::test {
 
@@ -97,8 +98,7 @@ class JitdumpWriter {
     put_bytes(&v, sizeof v);
   }
   void put_bytes(const void* p, size_t n) {
-    auto* b = static_cast<const uint8_t*>(p);
-    bytes_.insert(bytes_.end(), b, b + n);
+    append_bytes(bytes_, p, n);
   }
   std::vector<uint8_t> bytes_;
 };
