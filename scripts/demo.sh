@@ -7,11 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --build
-SONDE_TARGETS="sonde sonde-demo-workload" scripts/build.sh -DBUILD_TESTING=OFF
-out=build/demo.data
-echo "== sonde record -z --call-graph dwarf -o $out -- build/demo/sonde-demo-workload 1"
-build/cli/sonde record -z --call-graph dwarf -o "$out" -- build/demo/sonde-demo-workload 1
+# Release, no debug info: the quickest build from nothing, and the tree
+# scripts/test.sh builds its second configuration in, so it is reused there.
+b=build-release
+BUILD_DIR=$b BUILD_TYPE=Release SONDE_TARGETS="sonde sonde-demo-workload" scripts/build.sh -DBUILD_TESTING=OFF
+out=$b/demo.data
+echo "== sonde record -z --call-graph dwarf -o $out -- $b/demo/sonde-demo-workload 1"
+$b/cli/sonde record -z --call-graph dwarf -o "$out" -- $b/demo/sonde-demo-workload 1
 echo "== sonde report -i $out"
 # sed, not head: head exits after 30 lines and, with pipefail, the report's
 # SIGPIPE would fail the demo.
-build/cli/sonde report -i "$out" | sed -n 1,30p
+$b/cli/sonde report -i "$out" | sed -n 1,30p

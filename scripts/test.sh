@@ -7,7 +7,7 @@ scripts/install-deps.sh
 scripts/build.sh -DBUILD_TESTING=ON
 # A second configuration, Release (-O3), for the CLI: gcc warns differently
 # at each optimisation level, and a packager's build must not break unseen.
-BUILD_DIR=build-release BUILD_TYPE=Release SONDE_TARGETS=sonde scripts/build.sh -DBUILD_TESTING=OFF
+BUILD_DIR=build-release BUILD_TYPE=Release SONDE_TARGETS="sonde sonde-demo-workload" scripts/build.sh -DBUILD_TESTING=OFF
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 # The KernelAbi check builds sources again from ctest: the same ccache
 # settings as build.sh let it reuse what is unchanged.

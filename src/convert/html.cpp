@@ -29,10 +29,6 @@ namespace sonde::convert {
 
 namespace {
 
-std::string json_str(std::string_view s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // The data sits inside <script type="application/json">: "</" must not
 // appear in it (it could close the element). "<\/" is the same JSON string.
 void append_script_safe(std::string& out, std::string_view json) {

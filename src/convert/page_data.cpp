@@ -12,11 +12,11 @@
 
 namespace sonde::convert {
 
-namespace {
-
 std::string json_str(std::string_view s) {
   return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+namespace {
 
 template <typename T>
 void append_column(std::string& out, std::string_view name, const std::vector<T>& v) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "analysis/profile.h"
 #include "analysis/timeline.h"
@@ -27,6 +28,9 @@ struct PageFacts {
 // The JSON text (not yet made safe for a <script> element). `timeline` may
 // be null: every sample is then in one bin.
 std::string page_data_json(const analysis::Profile& p, const analysis::Timeline* timeline, const PageFacts& facts);
+
+// `s` as a JSON string literal, quotes included (invalid UTF-8 replaced).
+std::string json_str(std::string_view s);
 
 // Standard base64 of `n` bytes.
 std::string base64(const void* data, size_t n);

@@ -15,25 +15,7 @@ struct Column {
   size_t width;
 };
 
-std::string compute_column(Compute c) {
-  switch (c) {
-    case Compute::kDeltaAbs: return "Delta Abs";
-    case Compute::kDelta: return "Delta";
-    case Compute::kRatio: return "Ratio";
-  }
-  return "";
-}
 
-// perf's cells: "%6.2f%%" for shares, "%+4.2f%%" for deltas, "%14.6f" for
-// ratios; empty where a side has no row (perf leaves the delta of a row
-// only BASE has empty too; sonde shows what it lost).
-std::string value_cell(const DiffRow& r, Compute c) {
-  if (c == Compute::kRatio) {
-    auto ratio = r.ratio();
-    return ratio && r.in_new ? fmt::format("{:.6f}", *ratio) : "";
-  }
-  return fmt::format("{:+.2f}%", r.delta());
-}
 
 void write_event(const EventDiff& d, const DiffOptions& o, fmt::memory_buffer& out) {
   const std::string value_name = compute_column(o.compute);

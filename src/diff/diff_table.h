@@ -17,6 +17,9 @@ namespace sonde::diff {
 // perf diff's -c: what the last column shows and the rows are sorted by.
 enum class Compute { kDeltaAbs, kDelta, kRatio };
 
+// The last column's title for -c ("Delta Abs", "Delta", "Ratio").
+std::string compute_column(Compute c);
+
 struct DiffOptions {
   std::string sort = "dso,sym";  // comm, pid, dso, sym (report's --sort keys)
   double percent_limit = 0;      // hide rows under this share on both sides
@@ -48,6 +51,10 @@ struct EventDiff {
 
 // Throws a usage error for an unknown sort key, a runtime error when the
 // two recordings have no event in common.
+// perf diff's cell for -c: "%+4.2f%%" for deltas, "%14.6f" for ratios
+// (empty where NEW has no row).
+std::string value_cell(const DiffRow& r, Compute c);
+
 std::vector<EventDiff> compute_diff(const analysis::Profile& base, const analysis::Profile& now, const DiffOptions& o);
 
 // perf diff's layout: "# Event 'E'", the column names and dots, the rows.

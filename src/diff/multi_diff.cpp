@@ -13,15 +13,6 @@ namespace {
 using RowKey = std::tuple<std::string, uint32_t, std::string, std::string, bool>;
 RowKey key_of(const DiffRow& r) { return {r.comm, r.tid, r.dso, r.sym, r.kernel}; }
 
-std::string value_name(Compute c) {
-  return c == Compute::kRatio ? "Ratio" : c == Compute::kDelta ? "Delta" : "Delta Abs";
-}
-
-std::string value_cell(const DiffRow& r, Compute c) {
-  if (c != Compute::kRatio) return fmt::format("{:+.2f}%", r.delta());
-  auto ratio = r.ratio();
-  return ratio && r.in_new ? fmt::format("{:.6f}", *ratio) : "";
-}
 
 // One event's table: `rows[k][i]` is row k in pair i (or null).
 void write_event(const std::string& event, const std::vector<std::vector<const DiffRow*>>& rows, size_t files,
@@ -35,7 +26,7 @@ void write_event(const std::string& event, const std::vector<std::vector<const D
   out += "#\n# Baseline/0";
   std::string dots = "# ..........";
   for (size_t i = 1; i < files; ++i) {
-    std::string name = fmt::format("{}/{}", value_name(c), i);
+    std::string name = fmt::format("{}/{}", compute_column(c), i);
     out += "  " + name;
     dots += "  " + std::string(name.size(), '.');
   }
@@ -47,7 +38,7 @@ void write_event(const std::string& event, const std::vector<std::vector<const D
       if (p && p->in_base) based = p;
     std::string line = fmt::format("  {:>10}", based ? fmt::format("{:.2f}%", based->base_pct) : "");
     for (size_t i = 0; i + 1 < files; ++i)
-      line += fmt::format("  {:>{}}", r[i] ? value_cell(*r[i], c) : "", value_name(c).size() + 2);
+      line += fmt::format("  {:>{}}", r[i] ? value_cell(*r[i], c) : "", compute_column(c).size() + 2);
     line += fmt::format("  {:<{}}  [{}] {}", any->dso, dso_w, any->kernel ? 'k' : '.', any->sym);
     out += line + "\n";
   }

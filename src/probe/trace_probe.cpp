@@ -33,7 +33,7 @@ std::vector<std::string> split_words(const std::string& line) {
 }
 
 // NAME=FETCH[:TYPE]; the type follows the last ':' outside parentheses.
-TraceArg parse_arg(const std::string& word) {
+TraceArg parse_trace_arg(const std::string& word) {
   TraceArg a;
   std::string rest = word;
   size_t eq = rest.find('=');
@@ -68,7 +68,7 @@ std::optional<TraceProbe> parse_uprobe_event_line(const std::string& line) {
   if (off.empty() || off.size() > 16 || off.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
     return std::nullopt;
   p.offset = std::stoull(off, nullptr, 16);
-  for (size_t i = 2; i < w.size(); ++i) p.args.push_back(parse_arg(w[i]));
+  for (size_t i = 2; i < w.size(); ++i) p.args.push_back(parse_trace_arg(w[i]));
   return p;
 }
 

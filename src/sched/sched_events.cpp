@@ -1,5 +1,7 @@
 #include "sched/sched_events.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -170,5 +172,7 @@ SchedWalk walk_sched_events(const std::string& input,
   on_end(info);
   return walk;
 }
+
+std::string usec_time(uint64_t ns) { return fmt::format("{}.{:06}", ns / 1000000000, ns % 1000000000 / 1000); }
 
 }  // namespace sonde::sched

@@ -9,6 +9,9 @@
 
 namespace sonde::sched {
 
+// A time in perf sched's "seconds.microseconds" form.
+std::string usec_time(uint64_t ns);
+
 struct SchedEvent {
   enum Kind { Switch, Wakeup, Waking, WakeupNew, Migrate, Runtime, Fork, Comm } kind = Switch;
   uint64_t time = 0;

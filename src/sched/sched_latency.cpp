@@ -117,7 +117,6 @@ void Latency::on_wakeup(const SchedEvent& ev) {
   a.wake_up_time = ev.time;
 }
 
-std::string usec_time(uint64_t ns) { return fmt::format("{}.{:06}", ns / 1000000000, ns % 1000000000 / 1000); }
 
 std::string Latency::report(const ThreadComm& comm, uint64_t lost) {
   // perf's merge: tasks of one name become one row (in descending name order).

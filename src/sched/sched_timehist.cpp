@@ -29,7 +29,6 @@ std::string sched_time(uint64_t ns, int width) {
   return fmt::format("{:>{}}.{:03} ", ns / 1000000, width, ns % 1000000 / 1000);
 }
 
-std::string usec_time(uint64_t ns) { return fmt::format("{}.{:06}", ns / 1000000000, ns % 1000000000 / 1000); }
 
 void update_runtime(Runtime& r, uint64_t t, uint64_t tprev) {
   r.dt_delay = r.dt_sleep = r.dt_iowait = r.dt_preempt = r.dt_run = 0;

@@ -22,7 +22,6 @@ using namespace sonde::format;
 namespace {
 
 // C's "%#lx": no 0x before a zero.
-std::string hex(uint64_t v) { return v ? fmt::format("{:#x}", v) : "0"; }
 
 // ".  0000:  50 00 ... 00  P.....T........." sixteen bytes a line.
 void append_hex(std::span<const uint8_t> bytes, fmt::memory_buffer& out) {
@@ -60,7 +59,7 @@ void append_timestamp(const Session& session, const RecordView& rec, const Sampl
 void append_sample(const RecordView& rec, const Sample& s, fmt::memory_buffer& out) {
   auto it = fmt::appender(out);
   fmt::format_to(it, "PERF_RECORD_SAMPLE(IP, {:#x}): {}/{}: {} period: {} addr: {}\n", rec.header.misc,
-                 int32_t(s.pid), int32_t(s.tid), hex(s.ip), s.period, hex(s.addr));
+                 int32_t(s.pid), int32_t(s.tid), hex_or_zero(s.ip), s.period, hex_or_zero(s.addr));
   if (s.event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
     fmt::format_to(it, "... FP chain: nr:{}\n", s.callchain_size());
     for (size_t i = 0; i < s.callchain_size(); ++i) fmt::format_to(it, "..... {:2}: {:016x}\n", i, s.callchain_at(i));
@@ -156,10 +155,10 @@ RawDumpResult dump_raw_records(RecordReader& reader, const std::string& label, s
     // perf counts a pipe's offsets from after its 16-byte header.
     const uint64_t offset = reader.file_mode() ? rec.offset : rec.offset - kPipeHeaderSize;
     auto it = fmt::appender(buf);
-    fmt::format_to(it, "\n{}@{} [{:#x}]: event: {}\n", hex(offset), label, rec.header.size, type);
+    fmt::format_to(it, "\n{}@{} [{:#x}]: event: {}\n", hex_or_zero(offset), label, rec.header.size, type);
     append_hex(rec.bytes, buf);
     append_timestamp(session, rec, have_sample ? &sample : nullptr, buf);
-    fmt::format_to(it, "{} [{:#x}]: ", hex(offset), rec.header.size);
+    fmt::format_to(it, "{} [{:#x}]: ", hex_or_zero(offset), rec.header.size);
     if (have_sample) append_sample(rec, sample, buf);
     else append_decoded(rec, buf);
     session.observe(rec);  // after: perf prints an attr's record before it knows the attr

@@ -14,15 +14,14 @@ using namespace sonde::format;
 namespace {
 
 // C's "%#lx": no 0x before a zero.
-std::string hex(uint64_t v) { return v ? fmt::format("{:#x}", v) : "0"; }
 
 void truncated(fmt::memory_buffer& out) { fmt::format_to(fmt::appender(out), " [truncated]\n"); }
 
 void mmap_text(const RecordView& rec, fmt::memory_buffer& out) {
   auto m = MmapView::parse(rec.bytes);
   if (!m) return truncated(out);
-  fmt::format_to(fmt::appender(out), " {}/{}: [{}({}) @ {}]: {} {}\n", int32_t(m->pid), int32_t(m->tid), hex(m->addr),
-                 hex(m->len), hex(m->pgoff), (m->misc & kMiscMmapData) ? 'r' : 'x', m->filename);
+  fmt::format_to(fmt::appender(out), " {}/{}: [{}({}) @ {}]: {} {}\n", int32_t(m->pid), int32_t(m->tid), hex_or_zero(m->addr),
+                 hex_or_zero(m->len), hex_or_zero(m->pgoff), (m->misc & kMiscMmapData) ? 'r' : 'x', m->filename);
 }
 
 // The view's reading of the build-id bit (a leaked bit is the inode form).
@@ -30,7 +29,7 @@ void mmap2_text(const RecordView& rec, fmt::memory_buffer& out) {
   auto m = Mmap2View::parse(rec.bytes);
   if (!m) return truncated(out);
   auto it = fmt::appender(out);
-  fmt::format_to(it, " {}/{}: [{}({}) @ {} ", int32_t(m->pid), int32_t(m->tid), hex(m->addr), hex(m->len), hex(m->pgoff));
+  fmt::format_to(it, " {}/{}: [{}({}) @ {} ", int32_t(m->pid), int32_t(m->tid), hex_or_zero(m->addr), hex_or_zero(m->len), hex_or_zero(m->pgoff));
   if (m->has_build_id()) {
     out.push_back('<');
     for (uint8_t b : m->build_id) fmt::format_to(it, "{:02x}", b);
@@ -86,5 +85,7 @@ void append_record_text(const RecordView& rec, fmt::memory_buffer& out) {
     default: out.push_back('\n');
   }
 }
+
+std::string hex_or_zero(uint64_t v) { return v ? fmt::format("{:#x}", v) : "0"; }
 
 }  // namespace sonde::script

@@ -10,6 +10,9 @@
 
 namespace sonde::script {
 
+// perf's raw-dump numbers: 0 as "0", anything else as 0x-prefixed hex.
+std::string hex_or_zero(uint64_t v);
+
 // Appends the text and a newline. Records without a body perf describes
 // get their name only; a record too short for its type says so.
 void append_record_text(const format::RecordView& rec, fmt::memory_buffer& out);

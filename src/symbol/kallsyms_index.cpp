@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "util/byte_reader.h"
+#include "util/byte_append.h"
 
 namespace sonde {
 
@@ -30,20 +31,10 @@ static_assert(offsetof(IndexHeader, base) == 32);
 static_assert(offsetof(IndexHeader, count) == 40);
 static_assert(offsetof(IndexHeader, modules_bytes) == 56);
 
-constexpr char kMagic[8] = {'S', 'O', 'N', 'D', 'E', 'K', 'S', 'I'};
-constexpr uint32_t kVersion = 1;
+constexpr char kKallsymsMagic[8] = {'S', 'O', 'N', 'D', 'E', 'K', 'S', 'I'};
+constexpr uint32_t kKallsymsVersion = 1;
 
-template <typename T>
-void append(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-template <typename T>
-void append_array(std::string& out, const std::vector<T>& v) {
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-
-bool fail(std::string* why, std::string what) {
+bool kallsyms_fail(std::string* why, std::string what) {
   if (why) *why = std::move(what);
   return false;
 }
@@ -53,15 +44,15 @@ bool fail(std::string* why, std::string what) {
 std::string encode_kallsyms_index(const KernelSymbols& syms, const std::vector<ModuleRange>& modules, KallsymsText text) {
   std::string mods;
   for (const ModuleRange& m : modules) {
-    append(mods, m.start);
-    append(mods, m.end);
-    append(mods, static_cast<uint32_t>(m.name.size()));
+    append_pod(mods, m.start);
+    append_pod(mods, m.end);
+    append_pod(mods, static_cast<uint32_t>(m.name.size()));
     mods += m.name;
     mods.append((8 - mods.size() % 8) % 8, '\0');
   }
   IndexHeader h{};
-  std::memcpy(h.magic, kMagic, sizeof kMagic);
-  h.version = kVersion;
+  std::memcpy(h.magic, kKallsymsMagic, sizeof kKallsymsMagic);
+  h.version = kKallsymsVersion;
   h.narrow = syms.narrow() ? 1 : 0;
   h.text_size = text.size;
   h.text_inode = text.inode;
@@ -70,33 +61,33 @@ std::string encode_kallsyms_index(const KernelSymbols& syms, const std::vector<M
   h.module_count = modules.size();
   h.modules_bytes = mods.size();
   std::string out;
-  append(out, h);
+  append_pod(out, h);
   if (syms.narrow())
-    append_array(out, syms.offsets());
+    append_pods(out, syms.offsets());
   else
-    append_array(out, syms.addresses());
-  append_array(out, syms.name_positions());
+    append_pods(out, syms.addresses());
+  append_pods(out, syms.name_positions());
   out += mods;
   return out;
 }
 
 bool decode_kallsyms_index(std::span<const uint8_t> bytes, KallsymsText text, UniqueFd names, KernelSymbols& syms,
                            std::vector<ModuleRange>& modules, std::string* why) {
-  if (bytes.size() < sizeof(IndexHeader)) return fail(why, "shorter than its header");
+  if (bytes.size() < sizeof(IndexHeader)) return kallsyms_fail(why, "shorter than its header");
   IndexHeader h;
   std::memcpy(&h, bytes.data(), sizeof h);
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0 || h.version != kVersion) return fail(why, "not a version 1 index");
-  if (h.text_size != text.size || h.text_inode != text.inode) return fail(why, "made from another kallsyms copy");
-  if (h.narrow > 1) return fail(why, "bad flags");
+  if (std::memcmp(h.magic, kKallsymsMagic, sizeof kKallsymsMagic) != 0 || h.version != kKallsymsVersion) return kallsyms_fail(why, "not a version 1 index");
+  if (h.text_size != text.size || h.text_inode != text.inode) return kallsyms_fail(why, "made from another kallsyms copy");
+  if (h.narrow > 1) return kallsyms_fail(why, "bad flags");
   // Only a table with symbols is ever written (an empty one would blank every
   // kernel frame), and a count of 0 would hand memcpy a null pointer.
-  if (h.count == 0) return fail(why, "no symbols");
+  if (h.count == 0) return kallsyms_fail(why, "no symbols");
   // Sizes from the header are checked against the file, never trusted.
   const size_t key_size = h.narrow ? 4 : 8;
   const size_t body = bytes.size() - sizeof h;
-  if (h.count > body / (key_size + 4)) return fail(why, "symbol count larger than the file");
+  if (h.count > body / (key_size + 4)) return kallsyms_fail(why, "symbol count larger than the file");
   const size_t arrays = static_cast<size_t>(h.count) * (key_size + 4);
-  if (h.modules_bytes != body - arrays) return fail(why, "size does not match its counts");
+  if (h.modules_bytes != body - arrays) return kallsyms_fail(why, "size does not match its counts");
   KernelSymbols::Arrays a;
   a.base = h.base;
   a.narrow = h.narrow == 1;
@@ -116,10 +107,10 @@ bool decode_kallsyms_index(std::span<const uint8_t> bytes, KallsymsText text, Un
   // Strictly increasing keys (lookups binary-search them); names inside
   // the text they are read from.
   for (size_t i = 1; i < n; ++i)
-    if (a.narrow ? a.lo[i - 1] >= a.lo[i] : a.addrs[i - 1] >= a.addrs[i]) return fail(why, "addresses out of order");
-  if (a.narrow && n > 0 && a.lo.back() > UINT64_MAX - a.base) return fail(why, "addresses past the end of memory");
+    if (a.narrow ? a.lo[i - 1] >= a.lo[i] : a.addrs[i - 1] >= a.addrs[i]) return kallsyms_fail(why, "addresses out of order");
+  if (a.narrow && n > 0 && a.lo.back() > UINT64_MAX - a.base) return kallsyms_fail(why, "addresses past the end of memory");
   for (uint32_t pos : a.name_pos)
-    if (pos >= text.size) return fail(why, "a name position past the end of the text");
+    if (pos >= text.size) return kallsyms_fail(why, "a name position past the end of the text");
   std::vector<ModuleRange> mods;
   ByteReader r(p, static_cast<size_t>(h.modules_bytes));
   for (uint64_t i = 0; i < h.module_count; ++i) {
@@ -127,12 +118,12 @@ bool decode_kallsyms_index(std::span<const uint8_t> bytes, KallsymsText text, Un
     uint32_t len = 0;
     std::span<const uint8_t> name;
     if (!r.read(m.start) || !r.read(m.end) || !r.read(len) || !r.bytes(len, name) || !r.skip((8 - (20 + len) % 8) % 8))
-      return fail(why, "a module entry overruns the index");
-    if (m.end < m.start || (!mods.empty() && m.start < mods.back().start)) return fail(why, "modules out of order");
+      return kallsyms_fail(why, "a module entry overruns the index");
+    if (m.end < m.start || (!mods.empty() && m.start < mods.back().start)) return kallsyms_fail(why, "modules out of order");
     m.name.assign(reinterpret_cast<const char*>(name.data()), name.size());
     mods.push_back(std::move(m));
   }
-  if (r.remaining() != 0) return fail(why, "bytes after the last module");
+  if (r.remaining() != 0) return kallsyms_fail(why, "bytes after the last module");
   syms.adopt(std::move(a), std::move(names));
   modules = std::move(mods);
   return true;

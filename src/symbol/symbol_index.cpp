@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "elf/symbol_table.h"
+#include "util/byte_append.h"
 
 namespace sonde {
 
@@ -32,14 +33,9 @@ static_assert(offsetof(SymbolIndexHeader, build_id) == 20);
 static_assert(offsetof(SymbolIndexHeader, count) == 40);
 static_assert(offsetof(SymbolIndexHeader, file_size) == 56);
 
-constexpr char kMagic[8] = {'S', 'O', 'N', 'D', 'E', 'S', 'Y', 'M'};
-constexpr uint32_t kVersion = 1;
+constexpr char kSymbolIndexMagic[8] = {'S', 'O', 'N', 'D', 'E', 'S', 'Y', 'M'};
+constexpr uint32_t kSymbolIndexVersion = 1;
 constexpr size_t kBytesPerSymbol = 8 + 8 + 8;
-
-template <typename T>
-void append(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
 
 // Fixed-width loads from bytes of any alignment (fuzzed inputs are not
 // aligned; mmap'ed files are).
@@ -55,29 +51,29 @@ uint32_t load_u32(const uint8_t* p) {
   return v;
 }
 
-bool fail(std::string* why, const char* what) {
+bool index_fail(std::string* why, const char* what) {
   if (why) *why = what;
   return false;
 }
 
 std::nullopt_t reject(std::string* why, const char* what) {
-  fail(why, what);
+  index_fail(why, what);
   return std::nullopt;
 }
 
 // The header's promises against the bytes at hand and the object wanted.
 bool check_header(const SymbolIndexHeader& h, size_t file_size, const SymbolIndexKey& want, std::string* why) {
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return fail(why, "not a symbol index");
-  if (h.version != kVersion) return fail(why, "another version of the symbol index");
-  if (h.file_size != file_size) return fail(why, "truncated or extended");
-  if (file_size > kSymbolIndexMaxBytes) return fail(why, "larger than any index sonde writes");
+  if (std::memcmp(h.magic, kSymbolIndexMagic, sizeof kSymbolIndexMagic) != 0) return index_fail(why, "not a symbol index");
+  if (h.version != kSymbolIndexVersion) return index_fail(why, "another version of the symbol index");
+  if (h.file_size != file_size) return index_fail(why, "truncated or extended");
+  if (file_size > kSymbolIndexMaxBytes) return index_fail(why, "larger than any index sonde writes");
   if (h.build_id_size > sizeof h.build_id || h.build_id_size != want.build_id.size ||
       std::memcmp(h.build_id, want.build_id.bytes.data(), h.build_id_size) != 0)
-    return fail(why, "made for another build-id");
-  if (h.sources != want.sources) return fail(why, "made from other debug files");
+    return index_fail(why, "made for another build-id");
+  if (h.sources != want.sources) return index_fail(why, "made from other debug files");
   const uint64_t body = file_size - sizeof h;
-  if (h.count > body / kBytesPerSymbol) return fail(why, "symbol count larger than the file");
-  if (h.strings_bytes != body - h.count * kBytesPerSymbol) return fail(why, "size does not match its counts");
+  if (h.count > body / kBytesPerSymbol) return index_fail(why, "symbol count larger than the file");
+  if (h.strings_bytes != body - h.count * kBytesPerSymbol) return index_fail(why, "size does not match its counts");
   return true;
 }
 
@@ -94,8 +90,8 @@ std::string encode_symbol_index(const SymbolTable& table, const SymbolIndexKey& 
     strings.append(s.name);
   }
   SymbolIndexHeader h{};
-  std::memcpy(h.magic, kMagic, sizeof kMagic);
-  h.version = kVersion;
+  std::memcpy(h.magic, kSymbolIndexMagic, sizeof kSymbolIndexMagic);
+  h.version = kSymbolIndexVersion;
   h.sources = key.sources;
   h.build_id_size = key.build_id.size;
   std::memcpy(h.build_id, key.build_id.bytes.data(), key.build_id.size);
@@ -104,9 +100,9 @@ std::string encode_symbol_index(const SymbolTable& table, const SymbolIndexKey& 
   h.file_size = sizeof h + syms.size() * kBytesPerSymbol + strings.size();
   std::string out;
   out.reserve(h.file_size);
-  append(out, h);
-  for (const TableSymbol& s : syms) append(out, s.addr);
-  for (const TableSymbol& s : syms) append(out, s.size);
+  append_pod(out, h);
+  for (const TableSymbol& s : syms) append_pod(out, s.addr);
+  for (const TableSymbol& s : syms) append_pod(out, s.size);
   out.append(reinterpret_cast<const char*>(names.data()), names.size() * sizeof(uint32_t));
   out += strings;
   return out;
