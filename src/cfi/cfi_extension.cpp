@@ -1,0 +1,159 @@
+#include "cfi/cfi_extension.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "cfi/cfi_sample.h"
+#include "util/diagnostics.h"
+#include "util/error.h"
+
+namespace sonde::cfi {
+
+CfiExtension::CfiExtension(CfiOptions options) : options_(options), record_(kCfiSampleMax) {}
+
+CfiExtension::~CfiExtension() { stop(); }
+
+void CfiExtension::prepare(const record::RecordTarget& target, const perf_event_attr& base) {
+  if (base.sample_type & ~kWritableSampleType)
+    throw_usage("--call-graph cfi cannot write samples with this event's fields (sample_type {:#x})",
+                base.sample_type);
+  sample_type_ = base.sample_type;
+  bpf_ = std::make_unique<CfiBpf>(options_.sizes);
+  bpf_->configure(sonde_cfi_config{SONDE_CFI_MAX_FRAMES, 0});
+  store_ = std::make_unique<TableStore>(
+      [this](uint32_t index, const sonde_cfi_table& t, std::span<const uint64_t> rows) {
+        return bpf_->set_table(index, t, rows);
+      },
+      options_.sizes.max_tables, options_.sizes.max_rows);
+  // The workload's executable now: its table is ready when it starts.
+  struct stat st {};
+  if (!target.command_path.empty() && ::stat(target.command_path.c_str(), &st) == 0)
+    store_->object(target.command_path, st.st_dev, st.st_ino);
+  // -p: the processes' tables before the first sample.
+  if (target.workload_pid < 0)
+    for (pid_t pid : target.pids) refresh(pid);
+  worker_ = std::thread([this] { work(); });
+}
+
+void CfiExtension::on_sampling_events(std::span<const record::SamplingEvent> events) {
+  for (const auto& e : events) {
+    bpf_->attach(e.fd);
+    if (e.cpu < 0) continue;
+    if (static_cast<size_t>(e.cpu) >= id_by_cpu_.size()) id_by_cpu_.resize(static_cast<size_t>(e.cpu) + 1, 0);
+    if (!id_by_cpu_[static_cast<size_t>(e.cpu)]) id_by_cpu_[static_cast<size_t>(e.cpu)] = e.id;
+  }
+}
+
+int CfiExtension::wake_fd() const { return bpf_ ? bpf_->events_fd() : -1; }
+
+size_t CfiExtension::produce(const record::RecordWrite& write, bool final) {
+  if (!bpf_) return 0;
+  size_t n = 0;
+  bpf_->consume([&](const sonde_cfi_sample& s, std::span<const uint64_t> frames) {
+    uint64_t id = s.cpu < id_by_cpu_.size() ? id_by_cpu_[s.cpu] : 0;
+    if (!id && !id_by_cpu_.empty()) id = *std::max_element(id_by_cpu_.begin(), id_by_cpu_.end());
+    if (!id) {
+      ++no_cpu_id_;
+      return;
+    }
+    write({record_.data(), build_cfi_sample(record_, sample_type_, id, s, frames)});
+    ++n;
+  });
+  written_ += n;
+  if (final) report();
+  return n;
+}
+
+void CfiExtension::refresh(pid_t pid) {
+  std::optional<sonde_cfi_process> p;
+  {
+    std::lock_guard lock(mu_);
+    p = process_mappings(pid, *store_);
+  }
+  if (p) bpf_->set_process(pid, *p);
+  else bpf_->forget_process(pid);
+}
+
+void CfiExtension::enqueue(pid_t pid) {
+  if (!bpf_ || stopped_) return;
+  std::lock_guard lock(mu_);
+  if (!queued_.insert(pid).second) return;
+  queue_.push_back(pid);
+  wake_.notify_one();
+}
+
+void CfiExtension::work() {
+  for (;;) {
+    pid_t pid;
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [this] { return quit_ || !queue_.empty(); });
+      if (quit_) return;
+      pid = queue_.front();
+      queue_.pop_front();
+      queued_.erase(pid);
+    }
+    refresh(pid);
+  }
+}
+
+// A child shares its parent's mappings until it maps or execs more (which
+// the recorder reports too): its own entry either way.
+void CfiExtension::on_fork(pid_t pid, pid_t) { enqueue(pid); }
+void CfiExtension::on_exit(pid_t pid) { enqueue(pid); }
+void CfiExtension::on_exec_mapping(pid_t pid, const std::string&, const BuildId&) { enqueue(pid); }
+
+CfiCounts CfiExtension::counts() const {
+  if (!bpf_) return final_counts_;
+  CfiCounts c;
+  c.samples = bpf_->stat(SONDE_CFI_STAT_SAMPLES);
+  c.ring_full = bpf_->stat(SONDE_CFI_STAT_RING_FULL);
+  c.no_table = bpf_->stat(SONDE_CFI_STAT_NO_TABLE);
+  c.cfi_frames = bpf_->stat(SONDE_CFI_STAT_CFI_FRAMES);
+  c.fp_frames = bpf_->stat(SONDE_CFI_STAT_FP_FRAMES);
+  for (uint32_t i = 0; i < SONDE_CFI_NSTOPS; ++i) c.stops[i] = bpf_->stat(i);
+  c.written = written_;
+  c.no_cpu_id = no_cpu_id_;
+  return c;
+}
+
+TableTotals CfiExtension::table_totals() const {
+  std::lock_guard lock(mu_);
+  return store_ ? store_->totals() : TableTotals{};
+}
+
+void CfiExtension::report() const {
+  CfiCounts c = counts();
+  TableTotals t = table_totals();
+  note("cfi: {} samples unwound in BPF ({} frames by CFI, {} by frame pointer); walks stopped at the root {}, "
+       "at the depth limit {}, at code in no known mapping {}, at an unsupported rule {}, at an unreadable "
+       "stack {}, at a bad frame {}, in a process not known yet {}, kernel-only {}",
+       c.samples, c.cfi_frames, c.fp_frames, c.stops[SONDE_STOP_ROOT], c.stops[SONDE_STOP_DEPTH],
+       c.stops[SONDE_STOP_NO_MAPPING], c.stops[SONDE_STOP_UNSUPPORTED], c.stops[SONDE_STOP_READ],
+       c.stops[SONDE_STOP_BAD_FRAME], c.stops[SONDE_STOP_NO_PROCESS], c.stops[SONDE_STOP_KERNEL_ONLY]);
+  note("cfi: unwind tables: {} tables, {} rows ({:.1f} MiB of the {:.0f} MiB bound) for {} objects ({} without "
+       "CFI, {} over the bound); {} of {} address ranges unsupported; compiled in {:.2f} s",
+       t.tables, t.rows, t.rows * 8.0 / (1 << 20), options_.sizes.max_rows * 8.0 / (1 << 20), t.objects,
+       t.without_cfi, t.over_bound, t.unsupported, t.ranges, t.compile_seconds);
+  if (c.no_table)
+    warn("cfi: {} samples met code whose mapping had no table yet (their user chain stops there)", c.no_table);
+  if (c.ring_full || c.no_cpu_id)
+    warn("cfi: {} samples lost (BPF ring buffer full), {} on a CPU with no sampling event", c.ring_full,
+         c.no_cpu_id);
+}
+
+void CfiExtension::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  {
+    std::lock_guard lock(mu_);
+    quit_ = true;
+    wake_.notify_one();
+  }
+  if (worker_.joinable()) worker_.join();
+  final_counts_ = counts();
+  bpf_.reset();  // the maps and our reference to the program; the events' fds hold the rest
+}
+
+}  // namespace sonde::cfi
