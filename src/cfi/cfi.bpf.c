@@ -64,8 +64,33 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
-  __uint(max_entries, 1 << 22);
+  __uint(max_entries, 1 << 24); /* 16 MiB: seconds of samples at -F max */
 } events SEC(".maps");
+
+/* Processes whose mappings the recorder should read again (a sample in
+ * a process it does not know, or at a pc in no mapping it knows): their
+ * tgids, at most one per process per SONDE_CFI_ASK_NS (asked). The
+ * recorder's table worker waits on this ring. */
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 1 << 16);
+} requests SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, __u64);
+} asked SEC(".maps");
+
+#define SONDE_CFI_ASK_NS 20000000ULL /* 20 ms */
+
+static __always_inline void ask_for_mappings(__u32 tgid, __u64 now) {
+  __u64 *last = bpf_map_lookup_elem(&asked, &tgid);
+  if (last && now - *last < SONDE_CFI_ASK_NS) return;
+  bpf_map_update_elem(&asked, &tgid, &now, BPF_ANY);
+  bpf_ringbuf_output(&requests, &tgid, sizeof tgid, 0);
+}
 
 /* The kernel's x86-64 struct pt_regs, and struct bpf_perf_event_data. */
 struct sonde_x86_pt_regs {
@@ -286,7 +311,10 @@ int sonde_cfi_sample(struct sonde_perf_ctx *ctx) {
   s->nr_kernel = got > 0 ? (__u16)(got / sizeof(__u64)) : 0;
   walk_user(ctx, s, s->pid);
   count(s->stop < SONDE_CFI_NSTOPS ? s->stop : SONDE_STOP_DEPTH);
-  if (s->flags & SONDE_CFI_SAMPLE_NO_TABLE) count(SONDE_CFI_STAT_NO_TABLE);
+  if (s->flags & SONDE_CFI_SAMPLE_NO_TABLE) {
+    count(SONDE_CFI_STAT_NO_TABLE);
+    ask_for_mappings(s->pid, s->time);
+  }
   __u64 n = (__u64)s->nr_kernel + s->nr_user;
   if (n > SONDE_CFI_MAX_FRAMES) n = SONDE_CFI_MAX_FRAMES;
   if (bpf_ringbuf_output(&events, s, __builtin_offsetof(struct sonde_cfi_sample, ips) + n * sizeof(__u64), 0) != 0)

@@ -53,7 +53,9 @@ CfiBpf::CfiBpf(const CfiBpfSizes& sizes) {
       throw_runtime("cfi: the embedded BPF object lacks a program or map");
     }
   ring_ = ring_buffer__new(events_fd_, &CfiBpf::ring_callback, this, nullptr);
-  if (!ring_) {
+  int requests_fd = bpf::map_fd(obj_, "requests");
+  if (ring_ && requests_fd >= 0) requests_ = ring_buffer__new(requests_fd, &CfiBpf::request_callback, this, nullptr);
+  if (!ring_ || !requests_) {
     int err = errno;
     bpf_object__close(obj_);
     obj_ = nullptr;
@@ -63,6 +65,7 @@ CfiBpf::CfiBpf(const CfiBpfSizes& sizes) {
 
 CfiBpf::~CfiBpf() {
   if (ring_) ring_buffer__free(ring_);
+  if (requests_) ring_buffer__free(requests_);
   if (obj_) bpf_object__close(obj_);
 }
 
@@ -119,6 +122,23 @@ void CfiBpf::consume(const SampleFn& on_sample) {
 }
 
 int CfiBpf::events_fd() const { return ring_buffer__epoll_fd(ring_); }
+
+int CfiBpf::request_callback(void* ctx, void* data, size_t size) {
+  auto* self = static_cast<CfiBpf*>(ctx);
+  uint32_t tgid = 0;
+  if (size < sizeof tgid || !self->on_request_) return 0;
+  std::memcpy(&tgid, data, sizeof tgid);
+  (*self->on_request_)(static_cast<pid_t>(tgid));
+  return 0;
+}
+
+void CfiBpf::consume_requests(const std::function<void(pid_t)>& on_request) {
+  on_request_ = &on_request;
+  ring_buffer__consume(requests_);
+  on_request_ = nullptr;
+}
+
+int CfiBpf::requests_fd() const { return ring_buffer__epoll_fd(requests_); }
 
 uint64_t CfiBpf::stat(uint32_t which) const {
   uint64_t v = 0;

@@ -49,15 +49,21 @@ class CfiBpf {
   using SampleFn = std::function<void(const sonde_cfi_sample&, std::span<const uint64_t>)>;
   void consume(const SampleFn& on_sample);
   int events_fd() const;  // pollable: readable when the ring buffer has samples
+  // Processes the program asked to have their mappings read again.
+  void consume_requests(const std::function<void(pid_t)>& on_request);
+  int requests_fd() const;  // pollable: readable when there are requests
   uint64_t stat(uint32_t which) const;
 
  private:
   bpf_object* obj_ = nullptr;
   ring_buffer* ring_ = nullptr;
+  ring_buffer* requests_ = nullptr;
   int prog_ = -1;
   int config_fd_ = -1, stats_fd_ = -1, processes_fd_ = -1, tables_fd_ = -1, rows_fd_ = -1, events_fd_ = -1;
   const SampleFn* on_sample_ = nullptr;  // during consume
+  const std::function<void(pid_t)>* on_request_ = nullptr;  // during consume_requests
   static int ring_callback(void* ctx, void* data, size_t size);
+  static int request_callback(void* ctx, void* data, size_t size);
 };
 
 }  // namespace sonde::cfi

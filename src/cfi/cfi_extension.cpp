@@ -1,14 +1,34 @@
 #include "cfi/cfi_extension.h"
 
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <algorithm>
 
 #include "cfi/cfi_sample.h"
 #include "util/diagnostics.h"
 #include "util/error.h"
+#include "util/proc_maps.h"
 
 namespace sonde::cfi {
+
+namespace {
+
+// The recorder's own libc and dynamic loader: nearly every process maps the
+// same files.
+void precompile_system_libraries(TableStore& store) {
+  auto text = read_proc_maps(0);
+  if (!text) return;
+  for_each_maps_line(*text, [&](const MapsLine& m) {
+    if (!m.executable() || !m.is_path()) return;
+    std::string_view name = m.path.substr(m.path.rfind('/') + 1);
+    if (name.starts_with("libc.so") || name.starts_with("ld-linux"))
+      store.object(std::string(m.path), makedev(m.dev_major, m.dev_minor), m.inode);
+  });
+}
+
+}  // namespace
 
 CfiExtension::CfiExtension(CfiOptions options) : options_(options), record_(kCfiSampleMax) {}
 
@@ -26,10 +46,13 @@ void CfiExtension::prepare(const record::RecordTarget& target, const perf_event_
         return bpf_->set_table(index, t, rows);
       },
       options_.sizes.max_tables, options_.sizes.max_rows);
-  // The workload's executable now: its table is ready when it starts.
+  // The workload's executable, the C library and the dynamic loader now:
+  // their tables are ready when it starts (the first samples of a process
+  // come before the recorder hears of its mappings).
   struct stat st {};
   if (!target.command_path.empty() && ::stat(target.command_path.c_str(), &st) == 0)
     store_->object(target.command_path, st.st_dev, st.st_ino);
+  precompile_system_libraries(*store_);
   // -p: the processes' tables before the first sample.
   if (target.workload_pid < 0)
     for (pid_t pid : target.pids) refresh(pid);
@@ -45,7 +68,11 @@ void CfiExtension::on_sampling_events(std::span<const record::SamplingEvent> eve
   }
 }
 
-int CfiExtension::wake_fd() const { return bpf_ ? bpf_->events_fd() : -1; }
+// Not the ring buffer's fd: the recorder's loop wakes on it but the ring is
+// emptied by produce(), on the writer's thread, so the loop would spin while
+// samples keep coming. The recorder calls produce() at least every 100 ms,
+// and the ring buffer holds seconds of samples (kRingBytes in cfi.bpf.c).
+int CfiExtension::wake_fd() const { return -1; }
 
 size_t CfiExtension::produce(const record::RecordWrite& write, bool final) {
   if (!bpf_) return 0;
@@ -80,21 +107,25 @@ void CfiExtension::enqueue(pid_t pid) {
   std::lock_guard lock(mu_);
   if (!queued_.insert(pid).second) return;
   queue_.push_back(pid);
-  wake_.notify_one();
 }
 
+// Waits for the program's requests (a sample in a process or mapping not
+// known yet) and the recorder's news (forks, exits, executable mappings),
+// and reads those processes' mappings again. Its own thread: compiling a
+// large object's table takes a while, and the recorder's drains must not.
 void CfiExtension::work() {
+  pollfd pfd{bpf_->requests_fd(), POLLIN, 0};
   for (;;) {
-    pid_t pid;
+    ::poll(&pfd, 1, 20);
+    bpf_->consume_requests([this](pid_t pid) { enqueue(pid); });
+    std::deque<pid_t> batch;
     {
-      std::unique_lock lock(mu_);
-      wake_.wait(lock, [this] { return quit_ || !queue_.empty(); });
+      std::lock_guard lock(mu_);
       if (quit_) return;
-      pid = queue_.front();
-      queue_.pop_front();
-      queued_.erase(pid);
+      batch.swap(queue_);
+      queued_.clear();
     }
-    refresh(pid);
+    for (pid_t pid : batch) refresh(pid);
   }
 }
 
@@ -149,7 +180,6 @@ void CfiExtension::stop() {
   {
     std::lock_guard lock(mu_);
     quit_ = true;
-    wake_.notify_one();
   }
   if (worker_.joinable()) worker_.join();
   final_counts_ = counts();

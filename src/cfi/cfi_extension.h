@@ -6,7 +6,6 @@
 // the stream as the recorder's own event's (cfi_sample.h). docs/cfi.md.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -71,7 +70,6 @@ class CfiExtension : public record::RecordExtension {
   CfiCounts final_counts_;  // after stop()
 
   mutable std::mutex mu_;  // the queue, and the store once the worker runs
-  std::condition_variable wake_;
   std::deque<pid_t> queue_;
   std::set<pid_t> queued_;
   bool quit_ = false;
