@@ -83,7 +83,7 @@ struct {
   __type(value, __u64);
 } asked SEC(".maps");
 
-#define SONDE_CFI_ASK_NS 20000000ULL /* 20 ms */
+#define SONDE_CFI_ASK_NS 2000000ULL /* 2 ms: ld.so maps a library after another at start-up */
 
 static __always_inline void ask_for_mappings(__u32 tgid, __u64 now) {
   __u64 *last = bpf_map_lookup_elem(&asked, &tgid);

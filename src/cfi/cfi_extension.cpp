@@ -1,10 +1,13 @@
 #include "cfi/cfi_extension.h"
 
 #include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "cfi/cfi_sample.h"
 #include "util/diagnostics.h"
@@ -14,6 +17,9 @@
 namespace sonde::cfi {
 
 namespace {
+
+// How long the worker watches the workload's mappings after the start.
+constexpr auto kWorkloadWatch = std::chrono::milliseconds(300);
 
 // The recorder's own libc and dynamic loader: nearly every process maps the
 // same files.
@@ -56,6 +62,8 @@ void CfiExtension::prepare(const record::RecordTarget& target, const perf_event_
   // -p: the processes' tables before the first sample.
   if (target.workload_pid < 0)
     for (pid_t pid : target.pids) refresh(pid);
+  workload_pid_ = target.workload_pid;
+  command_path_ = target.command_path;
   worker_ = std::thread([this] { work(); });
 }
 
@@ -109,14 +117,32 @@ void CfiExtension::enqueue(pid_t pid) {
   queue_.push_back(pid);
 }
 
+// The workload runs its command: before, its mappings are the recorder's
+// own (a fork), whose tables would only cost time.
+bool CfiExtension::exec_done() const {
+  char buf[4096];
+  std::string link = "/proc/" + std::to_string(workload_pid_) + "/exe";
+  ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
+  return n > 0 && std::string_view(buf, static_cast<size_t>(n)) == command_path_;
+}
+
 // Waits for the program's requests (a sample in a process or mapping not
 // known yet) and the recorder's news (forks, exits, executable mappings),
 // and reads those processes' mappings again. Its own thread: compiling a
 // large object's table takes a while, and the recorder's drains must not.
 void CfiExtension::work() {
+  // As the recorder's drains: a loaded machine must not delay the tables
+  // of a process that just started (its samples wait for them).
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), -10);
   pollfd pfd{bpf_->requests_fd(), POLLIN, 0};
+  auto watch_until = std::chrono::steady_clock::now() + kWorkloadWatch;
   for (;;) {
-    ::poll(&pfd, 1, 20);
+    // The workload's first milliseconds: its mappings read every
+    // millisecond while ld.so maps its libraries, so that its first samples
+    // find them (a request would come a sample late).
+    bool watching = workload_pid_ > 0 && std::chrono::steady_clock::now() < watch_until;
+    ::poll(&pfd, 1, watching ? 1 : 20);
+    if (watching && exec_done()) enqueue(workload_pid_);
     bpf_->consume_requests([this](pid_t pid) { enqueue(pid); });
     std::deque<pid_t> batch;
     {

@@ -57,12 +57,15 @@ class CfiExtension : public record::RecordExtension {
   void refresh(pid_t pid);  // the process's mappings into the program's map
   void enqueue(pid_t pid);
   void work();
+  bool exec_done() const;
   void report() const;
 
   CfiOptions options_;
   std::unique_ptr<CfiBpf> bpf_;
   std::unique_ptr<TableStore> store_;
   uint64_t sample_type_ = 0;
+  pid_t workload_pid_ = -1;  // -- CMD: watched at its start
+  std::string command_path_;
   std::vector<uint64_t> id_by_cpu_;  // the sampling event's kernel id on each CPU (0: none)
   std::vector<uint8_t> record_;
   uint64_t written_ = 0, no_cpu_id_ = 0;
