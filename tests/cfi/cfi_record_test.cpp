@@ -43,10 +43,13 @@ Reach root_reach(const std::string& data) {
   return reach;
 }
 
-// The input every compressor reads: 1 MB of an object file (not random: it compresses).
+// The inputs the compressors read: object files (not random: they compress),
+// sized for about a second of work each, so that a process's first
+// milliseconds (before the recorder knows its mappings) weigh little.
 std::string make_input(const TempDir& dir) {
   std::string path = dir / "input.bin";
   sh("head -c 3000000 /usr/lib/x86_64-linux-gnu/libc.so.6 > " + sonde::test::quoted(path));
+  sh("cat /usr/bin/python3.11 /usr/lib/x86_64-linux-gnu/libc.so.6 > " + sonde::test::quoted(dir / "big.bin"));
   sh("seq 1 1500000 | sed 's/$/ line/' > " + sonde::test::quoted(dir / "lines.txt"));
   return path;
 }
@@ -57,12 +60,14 @@ struct Workload {
 };
 
 std::vector<std::string> xz(const TempDir& d) { return {"/usr/bin/xz", "-9", "-k", "-c", "-T1", d / "input.bin"}; }
-std::vector<std::string> gzip_(const TempDir& d) { return {"/usr/bin/gzip", "-9", "-c", d / "input.bin"}; }
+std::vector<std::string> gzip_(const TempDir& d) { return {"/usr/bin/gzip", "-9", "-c", d / "big.bin"}; }
 std::vector<std::string> sort_(const TempDir& d) {
   return {"/usr/bin/sort", "-r", "--parallel=1", "-o", d / "sorted.txt", d / "lines.txt"};
 }
 std::vector<std::string> python(const TempDir&) { return {"/usr/bin/python3", "-c", "s=0\nfor i in range(6000000): s+=i*i"}; }
-std::vector<std::string> perl(const TempDir&) { return {"/usr/bin/perl", "-e", "my $s=0; $s += $_*$_ for 1..8000000"}; }
+std::vector<std::string> perl(const TempDir&) { return {"/usr/bin/perl", "-e", "my $s=0; $s += $_*$_ for 1..25000000"}; }
+
+void PrintTo(const Workload& w, std::ostream* os) { *os << w.name; }
 
 class CfiRootReach : public ::testing::TestWithParam<Workload> {};
 
