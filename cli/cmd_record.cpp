@@ -139,10 +139,13 @@ record::RecordOptions record_options(const RecordArgs& a, const std::vector<std:
   }
   if (!a.call_graph.empty()) o.user_stack_bytes = parse_call_graph(a.call_graph);
   o.lbr_callchain = a.call_graph == "lbr";
+  cfi::CfiExtension* cfi_ext = nullptr;
   if (a.call_graph == "cfi") {
     o.cfi_callchain = true;
     o.monotonic_clock = true;  // the program's clock (docs/cfi.md)
-    o.extensions.push_back(std::make_unique<cfi::CfiExtension>());
+    auto ext = std::make_unique<cfi::CfiExtension>();
+    cfi_ext = ext.get();
+    o.extensions.push_back(std::move(ext));
   }
   o.callchain = a.callchain || !a.call_graph.empty();
   o.inherit = !a.no_inherit;
@@ -172,6 +175,12 @@ record::RecordOptions record_options(const RecordArgs& a, const std::vector<std:
   if (a.off_cpu) {
     offcpu::OffcpuOptions oc;
     if (a.thresh_given) oc.thresh_ms = offcpu::parse_offcpu_thresh(a.off_cpu_thresh);
+    // The same walker and tables at switch-out (prepared before this one).
+    if (cfi_ext)
+      oc.cfi_maps = [cfi_ext] {
+        return offcpu::CfiMaps{cfi_ext->map_fd("processes"), cfi_ext->map_fd("tables"), cfi_ext->map_fd("rows"),
+                               cfi_ext->map_fd("requests"), cfi_ext->map_fd("asked")};
+      };
     o.monotonic_clock = true;  // the program's clock: one time line for both (docs/offcpu.md)
     o.extensions.push_back(std::make_unique<offcpu::OffcpuExtension>(oc));
   }

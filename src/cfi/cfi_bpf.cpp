@@ -69,6 +69,8 @@ CfiBpf::~CfiBpf() {
   if (obj_) bpf_object__close(obj_);
 }
 
+int CfiBpf::map_fd(const char* name) const { return obj_ ? bpf::map_fd(obj_, name) : -1; }
+
 void CfiBpf::configure(const sonde_cfi_config& config) {
   uint32_t zero = 0;
   if (bpf_map_update_elem(config_fd_, &zero, &config, BPF_ANY) != 0)

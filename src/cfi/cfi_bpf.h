@@ -36,6 +36,9 @@ class CfiBpf {
   // Runs the program on every overflow of a perf event. Throws a runtime error.
   void attach(int perf_event_fd);
   int program_fd() const { return prog_; }
+  // A map of the loaded object by name (the off-CPU program reuses the
+  // walker's: processes, tables, rows, requests, asked); -1 if none.
+  int map_fd(const char* name) const;
 
   // Tables: rows[first, first + rows.size()) then table `index`'s descriptor
   // (the program never sees a descriptor whose rows are not in yet).

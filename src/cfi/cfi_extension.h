@@ -50,6 +50,8 @@ class CfiExtension : public record::RecordExtension {
   void on_exec_mapping(pid_t pid, const std::string& path, const BuildId& id) override;
   void stop() override;
 
+  // A map of the walker once prepared (CfiBpf::map_fd), else -1.
+  int map_fd(const char* name) const { return bpf_ ? bpf_->map_fd(name) : -1; }
   CfiCounts counts() const;
   TableTotals table_totals() const;
 
