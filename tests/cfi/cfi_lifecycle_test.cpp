@@ -17,26 +17,12 @@
 namespace sonde::test {
 namespace {
 
-// Starts `sonde record ARGS` and waits until it holds its program.
-pid_t start_recorder(const std::vector<std::string>& args, BpfIds& ids) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    std::string bin = sonde_bin();
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    ids = bpf_ids_of(pid);
-    if (!ids.progs.empty()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return pid;
+// Starts `sonde record --call-graph cfi ... -- perl` (a loop of `n`
+// additions) and waits until it holds its program.
+pid_t start_recorder(const std::string& out, const std::string& n, BpfIds& ids) {
+  return start_sonde_until({"record", "-q", "--call-graph", "cfi", "-o", out, "--", "/usr/bin/perl", "-e",
+                            "my $s=0; $s += $_ for 1.." + n},
+                           [](const BpfIds& held) { return !held.progs.empty(); }, ids);
 }
 
 int wait_status(pid_t pid) {
@@ -48,9 +34,7 @@ int wait_status(pid_t pid) {
 TEST(CfiLifecycle, NothingStaysAfterTheWorkloadEnds) {
   TempDir dir;
   BpfIds ids;
-  pid_t rec = start_recorder({"record", "-q", "--call-graph", "cfi", "-o", dir / "a.data", "--", "/usr/bin/perl",
-                              "-e", "my $s=0; $s += $_ for 1..3000000"},
-                             ids);
+  pid_t rec = start_recorder(dir / "a.data", "3000000", ids);
   ASSERT_FALSE(ids.progs.empty());
   int st = wait_status(rec);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -60,9 +44,7 @@ TEST(CfiLifecycle, NothingStaysAfterTheWorkloadEnds) {
 TEST(CfiLifecycle, NothingStaysAfterSigint) {
   TempDir dir;
   BpfIds ids;
-  pid_t rec = start_recorder({"record", "-q", "--call-graph", "cfi", "-o", dir / "b.data", "--", "/usr/bin/perl",
-                              "-e", "my $s=0; $s += $_ for 1..100000000"},
-                             ids);
+  pid_t rec = start_recorder(dir / "b.data", "100000000", ids);
   ASSERT_FALSE(ids.progs.empty());
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   kill(rec, SIGINT);
@@ -77,9 +59,7 @@ TEST(CfiLifecycle, NothingStaysAfterSigint) {
 TEST(CfiLifecycle, NothingStaysAfterSigkill) {
   TempDir dir;
   BpfIds ids;
-  pid_t rec = start_recorder({"record", "-q", "--call-graph", "cfi", "-o", dir / "c.data", "--", "/usr/bin/perl",
-                              "-e", "my $s=0; $s += $_ for 1..100000000"},
-                             ids);
+  pid_t rec = start_recorder(dir / "c.data", "100000000", ids);
   ASSERT_FALSE(ids.progs.empty());
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::ifstream in("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) + "/children");
