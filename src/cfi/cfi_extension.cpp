@@ -111,7 +111,9 @@ void CfiExtension::refresh(pid_t pid) {
 }
 
 void CfiExtension::enqueue(pid_t pid) {
-  if (!bpf_ || stopped_) return;
+  // The recorder itself (-a samples it too): its objects' tables would
+  // cost more than its own stacks are worth.
+  if (!bpf_ || stopped_ || pid == ::getpid()) return;
   std::lock_guard lock(mu_);
   if (!queued_.insert(pid).second) return;
   queue_.push_back(pid);
@@ -183,12 +185,13 @@ TableTotals CfiExtension::table_totals() const {
 void CfiExtension::report() const {
   CfiCounts c = counts();
   TableTotals t = table_totals();
-  note("cfi: {} samples unwound in BPF ({} frames by CFI, {} by frame pointer); walks stopped at the root {}, "
-       "at the depth limit {}, at code in no known mapping {}, at an unsupported rule {}, at an unreadable "
-       "stack {}, at a bad frame {}, in a process not known yet {}, kernel-only {}",
-       c.samples, c.cfi_frames, c.fp_frames, c.stops[SONDE_STOP_ROOT], c.stops[SONDE_STOP_DEPTH],
-       c.stops[SONDE_STOP_NO_MAPPING], c.stops[SONDE_STOP_UNSUPPORTED], c.stops[SONDE_STOP_READ],
-       c.stops[SONDE_STOP_BAD_FRAME], c.stops[SONDE_STOP_NO_PROCESS], c.stops[SONDE_STOP_KERNEL_ONLY]);
+  if (c.samples)
+    note("cfi: {} samples unwound in BPF ({} frames by CFI, {} by frame pointer); walks stopped at the root {}, "
+         "at the depth limit {}, at code in no known mapping {}, at an unsupported rule {}, at an unreadable "
+         "stack {}, at a bad frame {}, in a process not known yet {}, kernel-only {}",
+         c.samples, c.cfi_frames, c.fp_frames, c.stops[SONDE_STOP_ROOT], c.stops[SONDE_STOP_DEPTH],
+         c.stops[SONDE_STOP_NO_MAPPING], c.stops[SONDE_STOP_UNSUPPORTED], c.stops[SONDE_STOP_READ],
+         c.stops[SONDE_STOP_BAD_FRAME], c.stops[SONDE_STOP_NO_PROCESS], c.stops[SONDE_STOP_KERNEL_ONLY]);
   note("cfi: unwind tables: {} tables, {} rows ({:.1f} MiB of the {:.0f} MiB bound) for {} objects ({} without "
        "CFI, {} over the bound); {} of {} address ranges unsupported; compiled in {:.2f} s",
        t.tables, t.rows, t.rows * 8.0 / (1 << 20), options_.sizes.max_rows * 8.0 / (1 << 20), t.objects,
