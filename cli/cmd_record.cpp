@@ -15,6 +15,7 @@
 #include "event_filters.h"
 #include "process_args.h"
 #include "number_options.h"
+#include "cfi/cfi_extension.h"
 #include "offcpu/offcpu_extension.h"
 #include "probe/dynamic_sites.h"
 #include "probe/sdt_extension.h"
@@ -74,7 +75,7 @@ size_t parse_buffer_size(const std::string& text) {
 // which the recorder refuses), else the bytes of user stack to copy with
 // each sample (default 8192, as perf).
 uint32_t parse_call_graph(const std::string& text) {
-  if (text == "fp" || text == "lbr") return 0;
+  if (text == "fp" || text == "lbr" || text == "cfi") return 0;
   if (text == "dwarf") return 8192;
   if (text.rfind("dwarf,", 0) == 0) {
     uint64_t size = parse_u64("--call-graph dwarf,SIZE", text.substr(6));
@@ -83,7 +84,7 @@ uint32_t parse_call_graph(const std::string& text) {
       throw_usage("invalid --call-graph '{}': the stack size must be a multiple of 8 from 8 to 65528", text);
     return static_cast<uint32_t>(size);
   }
-  throw_usage("unsupported --call-graph '{}' (fp, dwarf[,SIZE] or lbr)", text);
+  throw_usage("unsupported --call-graph '{}' (fp, dwarf[,SIZE], cfi or lbr)", text);
 }
 
 // The losses by kind, when the user-space buffer had to shed load
@@ -138,6 +139,14 @@ record::RecordOptions record_options(const RecordArgs& a, const std::vector<std:
   }
   if (!a.call_graph.empty()) o.user_stack_bytes = parse_call_graph(a.call_graph);
   o.lbr_callchain = a.call_graph == "lbr";
+  cfi::CfiExtension* cfi_ext = nullptr;
+  if (a.call_graph == "cfi") {
+    o.cfi_callchain = true;
+    o.monotonic_clock = true;  // the program's clock (docs/cfi.md)
+    auto ext = std::make_unique<cfi::CfiExtension>();
+    cfi_ext = ext.get();
+    o.extensions.push_back(std::move(ext));
+  }
   o.callchain = a.callchain || !a.call_graph.empty();
   o.inherit = !a.no_inherit;
   o.output = a.output;
@@ -166,6 +175,12 @@ record::RecordOptions record_options(const RecordArgs& a, const std::vector<std:
   if (a.off_cpu) {
     offcpu::OffcpuOptions oc;
     if (a.thresh_given) oc.thresh_ms = offcpu::parse_offcpu_thresh(a.off_cpu_thresh);
+    // The same walker and tables at switch-out (prepared before this one).
+    if (cfi_ext)
+      oc.cfi_maps = [cfi_ext] {
+        return offcpu::CfiMaps{cfi_ext->map_fd("processes"), cfi_ext->map_fd("tables"), cfi_ext->map_fd("rows"),
+                               cfi_ext->map_fd("requests"), cfi_ext->map_fd("asked")};
+      };
     o.monotonic_clock = true;  // the program's clock: one time line for both (docs/offcpu.md)
     o.extensions.push_back(std::make_unique<offcpu::OffcpuExtension>(oc));
   }
@@ -301,7 +316,8 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_option("--call-graph", a->call_graph,
                   "Call-chain mode: fp (as -g), or dwarf[,SIZE]: copy SIZE bytes of user stack (default 8192) and "
                   "the user registers with each sample, unwound with DWARF CFI when read (code without frame "
-                  "pointers); lbr needs a hardware PMU and is refused");
+                  "pointers); cfi: unwind user stacks in BPF with tables compiled from the objects' .eh_frame, "
+                  "frame-pointer-sized samples (docs/cfi.md); lbr needs a hardware PMU and is refused");
   cmd->add_flag("--user-callchain", a->user_callchain,
                 "Call chains without their kernel part (exclude_callchain_kernel; with -g or --call-graph, as perf)");
   auto* pages = cmd->add_option("-m,--mmap-pages", a->pages, "Data pages per ring buffer, a power of two (default 256 = 1 MiB)");

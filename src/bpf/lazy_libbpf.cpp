@@ -35,6 +35,7 @@ int bpf_program__set_expected_attach_type(struct bpf_program* prog, enum bpf_att
   return SONDE_LAZY_CALL(libbpf, bpf_program__set_expected_attach_type)(prog, type);
 }
 int bpf_map__fd(const struct bpf_map* map) { return SONDE_LAZY_CALL(libbpf, bpf_map__fd)(map); }
+int bpf_map__reuse_fd(struct bpf_map* map, int fd) { return SONDE_LAZY_CALL(libbpf, bpf_map__reuse_fd)(map, fd); }
 int bpf_map__set_max_entries(struct bpf_map* map, __u32 max_entries) {
   return SONDE_LAZY_CALL(libbpf, bpf_map__set_max_entries)(map, max_entries);
 }

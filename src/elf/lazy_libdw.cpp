@@ -21,6 +21,13 @@ int dwarf_cfi_addrframe(Dwarf_CFI* cache, Dwarf_Addr address, Dwarf_Frame** fram
   return SONDE_LAZY_CALL(libdw, dwarf_cfi_addrframe)(cache, address, frame);
 }
 int dwarf_cfi_end(Dwarf_CFI* cache) { return SONDE_LAZY_CALL(libdw, dwarf_cfi_end)(cache); }
+// The CFI table compiler (cfi/table_compiler.cpp).
+int dwarf_frame_info(Dwarf_Frame* frame, Dwarf_Addr* start, Dwarf_Addr* end, bool* signalp) {
+  return SONDE_LAZY_CALL(libdw, dwarf_frame_info)(frame, start, end, signalp);
+}
+int dwarf_frame_register(Dwarf_Frame* frame, int regno, Dwarf_Op ops_mem[3], Dwarf_Op** ops, size_t* nops) {
+  return SONDE_LAZY_CALL(libdw, dwarf_frame_register)(frame, regno, ops_mem, ops, nops);
+}
 const char* dwarf_errmsg(int err) { return SONDE_LAZY_CALL(libdw, dwarf_errmsg)(err); }
 Dwarf_Die* dwarf_addrdie(Dwarf* dbg, Dwarf_Addr addr, Dwarf_Die* result) {
   return SONDE_LAZY_CALL(libdw, dwarf_addrdie)(dbg, addr, result);

@@ -15,6 +15,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "bpf/follow_forks.bpf.h"
+#include "cfi/cfi_walk.bpf.h"
 #include "offcpu_abi.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -100,6 +101,30 @@ struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
   __uint(max_entries, 1 << 20);
 } events SEC(".maps");
+
+/* --call-graph cfi: user stacks the CFI walker found, by id (see
+ * cfi_user_stack); the walker's maps are the cfi sampling program's,
+ * reused by fd (cfi_walk.bpf.h). max_entries 1 without cfi. */
+struct sonde_offcpu_cfi_stack {
+  __u32 nr;
+  __u32 pad;
+  __u64 ips[SONDE_CFI_MAX_FRAMES];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u32);
+  __type(value, struct sonde_offcpu_cfi_stack);
+} cfi_stacks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct sonde_offcpu_cfi_stack);
+} cfi_scratch SEC(".maps");
 
 static __always_inline void count(__u32 stat) {
   __u64 *v = bpf_map_lookup_elem(&stats, &stat);
@@ -204,6 +229,37 @@ static __always_inline void copy_user_stack(const struct sonde_offcpu_config *cf
     count(SONDE_OFFCPU_STAT_COPIES_FULL);
 }
 
+/* --call-graph cfi: the current task's user stack walked with the CFI
+ * tables, kept in cfi_stacks; its id (a hash of the frames with
+ * SONDE_OFFCPU_CFI_STACK_BIT), or the frame-pointer stack's id when
+ * another stack holds that id, or negative when there is no user part. */
+static __always_inline __s32 cfi_user_stack(void *ctx, __u32 tgid, __u64 now) {
+  __u32 zero = 0;
+  struct sonde_offcpu_cfi_stack *c = bpf_map_lookup_elem(&cfi_scratch, &zero);
+  struct sonde_x86_pt_regs r;
+  long regs = bpf_task_pt_regs(bpf_get_current_task_btf());
+  if (!c || !regs || bpf_probe_read_kernel(&r, sizeof r, (void *)regs) != 0 || !(r.cs & 3)) return -14;
+  struct sonde_cfi_regs start = {.ip = r.ip, .sp = r.sp, .bp = r.bp};
+  struct walk *w = sonde_cfi_walk_user((__u64 *)c->ips, 0, tgid, &start, SONDE_CFI_MAX_FRAMES, now);
+  if (!w) return -14;
+  __u32 n = w->n;
+  if (n > SONDE_CFI_MAX_FRAMES) n = SONDE_CFI_MAX_FRAMES;
+  c->nr = n;
+  c->pad = 0;
+  __u64 h = 14695981039346656037ULL; /* FNV-1a over the frames */
+  for (int i = 0; i < SONDE_CFI_MAX_FRAMES; i++) {
+    if (i >= n) break;
+    h = (h ^ c->ips[i]) * 1099511628211ULL;
+  }
+  __u32 id = ((__u32)(h ^ (h >> 32)) & (SONDE_OFFCPU_CFI_STACK_BIT - 1)) | SONDE_OFFCPU_CFI_STACK_BIT;
+  if (bpf_map_update_elem(&cfi_stacks, &id, c, BPF_NOEXIST) == 0) return (__s32)id;
+  struct sonde_offcpu_cfi_stack *old = bpf_map_lookup_elem(&cfi_stacks, &id);
+  if (old && old->nr == n && n > 0 && old->ips[0] == c->ips[0] && old->ips[(n - 1) & 127] == c->ips[(n - 1) & 127])
+    return (__s32)id;
+  count(SONDE_OFFCPU_STAT_CFI_COLLISION);
+  return bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP);
+}
+
 /* Sends a long block with its user stack copy; false when it has none. */
 static __always_inline int send_with_copy(const struct sonde_offcpu_key *key, __u64 task, __u64 now, __u64 ns) {
   struct sonde_offcpu_stack_event *c = bpf_map_lookup_elem(&copies, &task);
@@ -249,7 +305,8 @@ int sonde_offcpu_switch(struct bpf_raw_tracepoint_args *ctx) {
      * alone, without comparing every frame (the common case: a thread
      * blocks in the same few places). */
     s.kernel_stack = bpf_get_stackid(ctx, &stacks, BPF_F_FAST_STACK_CMP);
-    s.user_stack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP);
+    s.user_stack = cfg->cfi_user ? cfi_user_stack(ctx, tgid, now)
+                                 : bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP);
     /* -EEXIST: another stack took this one's bucket, and the block goes
      * out without those frames, counted. (A user stack is also missing,
      * as -EFAULT, for a thread not in user space yet or any more: that is

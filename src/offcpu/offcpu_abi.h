@@ -29,7 +29,7 @@
 #define SONDE_OFFCPU_STAT_NO_USER 5     /* --call-graph dwarf: no user stack to copy (an exiting thread) */
 #define SONDE_OFFCPU_STAT_NO_STACK 6   /* a switch-out's kernel stack, or its user stack's bucket, lost */
 #define SONDE_OFFCPU_STAT_NO_SWITCH_IN 7 /* a block never closed: the kernel reported no switch-in before the next switch-out */
-#define SONDE_OFFCPU_NSTATS 8
+#define SONDE_OFFCPU_NSTATS 9
 
 /* --call-graph dwarf: the most user stack bytes copied at a switch-out
  * (perf's default dwarf size), and the user registers copied with them:
@@ -43,8 +43,14 @@ struct sonde_offcpu_config {
   __u32 mode;        /* SONDE_OFFCPU_ALL or SONDE_OFFCPU_TARGETS */
   __u32 self_tgid;   /* the recorder: never followed */
   __u32 stack_bytes; /* --call-graph dwarf: user stack bytes to copy (at most SONDE_OFFCPU_STACK_MAX); 0: none */
-  __u32 pad;
+  __u32 cfi_user;    /* --call-graph cfi: 1 to walk user stacks with the CFI tables (src/cfi) */
 };
+
+/* --call-graph cfi: a user stack the CFI walker found, kept in cfi_stacks
+ * under an id with this bit set (never a stack map id, which is below
+ * the stack map's size). */
+#define SONDE_OFFCPU_CFI_STACK_BIT 0x40000000
+#define SONDE_OFFCPU_STAT_CFI_COLLISION 8 /* --call-graph cfi: two stacks with one id: the second kept its frame-pointer stack */
 
 /* A followed thread that went off CPU, by task pointer. */
 struct sonde_offcpu_start {

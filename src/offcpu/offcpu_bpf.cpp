@@ -6,8 +6,10 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <utility>
 
 #include "bpf/embedded_object.h"
+#include "cfi/cfi_abi.h"
 #include "offcpu/offcpu_bpf_obj.h"  // generated: offcpu_bpf_o[], offcpu_bpf_o_len
 #include "util/error.h"
 
@@ -32,6 +34,23 @@ namespace {
 // with each long block.
 constexpr uint32_t kRingBytes = 1u << 20, kRingBytesWithStacks = 8u << 20;
 
+// --call-graph cfi: stacks the CFI walker found (1 KiB each, allocated as found).
+constexpr uint32_t kCfiStacks = 16384;
+
+// The CFI walker's maps are the sampling program's (one set of tables).
+void reuse_cfi_maps(bpf_object* obj, const CfiMaps& cfi) {
+  const std::pair<const char*, int> maps[] = {{"processes", cfi.processes}, {"tables", cfi.tables}, {"rows", cfi.rows},
+                                             {"requests", cfi.requests}, {"asked", cfi.asked}};
+  for (const auto& [name, fd] : maps) {
+    bpf_map* m = bpf_object__find_map_by_name(obj, name);
+    if (!m || fd < 0 || bpf_map__reuse_fd(m, fd) != 0) {
+      bpf_object__close(obj);
+      throw_runtime("off-cpu: cannot share the CFI map '{}': {}", name, errno_text(errno));
+    }
+  }
+  if (bpf_map* m = bpf_object__find_map_by_name(obj, "cfi_stacks")) bpf_map__set_max_entries(m, kCfiStacks);
+}
+
 void size_maps(bpf_object* obj, bool user_stacks) {
   if (bpf_map* m = bpf_object__find_map_by_name(obj, "copies")) bpf_map__set_max_entries(m, user_stacks ? kUserStackCopies : 1);
   if (bpf_map* m = bpf_object__find_map_by_name(obj, "events"))
@@ -40,9 +59,10 @@ void size_maps(bpf_object* obj, bool user_stacks) {
 
 }  // namespace
 
-OffcpuBpf::OffcpuBpf(bool user_stacks) {
+OffcpuBpf::OffcpuBpf(bool user_stacks, const CfiMaps* cfi) {
   obj_ = bpf::open_embedded({offcpu_bpf_o, offcpu_bpf_o_len}, "sonde_offcpu", "off-cpu");
   size_maps(obj_, user_stacks);
+  if (cfi) reuse_cfi_maps(obj_, *cfi);
   bpf::load_or_throw(obj_, "off-cpu");
   switch_prog_ = bpf::prog_fd(obj_, "sonde_offcpu_switch");
   fork_prog_ = bpf::prog_fd(obj_, "sonde_offcpu_fork");
@@ -59,6 +79,7 @@ OffcpuBpf::OffcpuBpf(bool user_stacks) {
   events_fd_ = bpf::map_fd(obj_, "events");
   copies_fd_ = bpf::map_fd(obj_, "copies");
   scratch_fd_ = bpf::map_fd(obj_, "scratch");
+  cfi_stacks_fd_ = bpf::map_fd(obj_, "cfi_stacks");
   for (int fd : {switch_prog_, fork_prog_, exit_prog_, config_fd_, stats_fd_, tgids_fd_, tids_fd_, starts_fd_, sums_fd_[0],
                  sums_fd_[1], sums_slot_fd_, stacks_fd_, events_fd_, copies_fd_, scratch_fd_})
     if (fd < 0) {
@@ -192,6 +213,7 @@ void OffcpuBpf::for_each_start(const std::function<void(const sonde_offcpu_start
 }
 
 std::vector<uint64_t> OffcpuBpf::stack(int32_t id) const {
+  if (id >= 0 && (id & SONDE_OFFCPU_CFI_STACK_BIT)) return cfi_stack(id);
   std::vector<uint64_t> frames(SONDE_OFFCPU_MAX_FRAMES);
   uint32_t k = static_cast<uint32_t>(id);
   if (id < 0 || bpf_map_lookup_elem(stacks_fd_, &k, frames.data()) != 0) return {};
@@ -199,6 +221,15 @@ std::vector<uint64_t> OffcpuBpf::stack(int32_t id) const {
   while (n < frames.size() && frames[n] != 0) ++n;
   frames.resize(n);
   return frames;
+}
+
+// A stack the CFI walker found: its frame count, then the frames.
+std::vector<uint64_t> OffcpuBpf::cfi_stack(int32_t id) const {
+  std::vector<uint64_t> value(1 + SONDE_CFI_MAX_FRAMES);
+  uint32_t k = static_cast<uint32_t>(id);
+  if (cfi_stacks_fd_ < 0 || bpf_map_lookup_elem(cfi_stacks_fd_, &k, value.data()) != 0) return {};
+  size_t n = std::min<size_t>(static_cast<uint32_t>(value[0]), SONDE_CFI_MAX_FRAMES);
+  return {value.begin() + 1, value.begin() + 1 + static_cast<ptrdiff_t>(n)};
 }
 
 uint64_t OffcpuBpf::stat(uint32_t which) const {

@@ -25,12 +25,19 @@ namespace sonde::offcpu {
 // stack copy (preallocated, ~8.4 KB each).
 inline constexpr uint32_t kUserStackCopies = 1024;
 
+// --call-graph cfi: the fds of the CFI walker's maps (src/cfi), which the
+// off-CPU program reuses to walk user stacks at switch-out.
+struct CfiMaps {
+  int processes = -1, tables = -1, rows = -1, requests = -1, asked = -1;
+};
+
 class OffcpuBpf {
  public:
   // Loads the program and creates its maps; with `user_stacks` (--call-graph
-  // dwarf) the user stack copies' map and a larger ring buffer. Throws
+  // dwarf) the user stack copies' map and a larger ring buffer; with `cfi`
+  // the CFI walker's maps and a map of the stacks it finds. Throws
   // sonde::Error (runtime) with the kernel's reason when BPF cannot be used.
-  explicit OffcpuBpf(bool user_stacks = false);
+  explicit OffcpuBpf(bool user_stacks = false, const CfiMaps* cfi = nullptr);
   ~OffcpuBpf();
   OffcpuBpf(const OffcpuBpf&) = delete;
   OffcpuBpf& operator=(const OffcpuBpf&) = delete;
@@ -73,11 +80,12 @@ class OffcpuBpf {
   int config_fd_ = -1, stats_fd_ = -1, tgids_fd_ = -1, tids_fd_ = -1, starts_fd_ = -1;
   int sums_fd_[2] = {-1, -1}, sums_slot_fd_ = -1;
   int active_sums_ = 0;  // the sums map the program adds to
-  int stacks_fd_ = -1, events_fd_ = -1, copies_fd_ = -1, scratch_fd_ = -1;
+  int stacks_fd_ = -1, events_fd_ = -1, copies_fd_ = -1, scratch_fd_ = -1, cfi_stacks_fd_ = -1;
   std::vector<UniqueFd> links_;
   std::vector<sonde_offcpu_key> sum_keys_;  // take_sums' scratch
   const EventFn* on_event_ = nullptr;  // during consume_events
   static int ring_callback(void* ctx, void* data, size_t size);
+  std::vector<uint64_t> cfi_stack(int32_t id) const;
   void empty_sums(int fd, const SumFn& on_sum);
 };
 

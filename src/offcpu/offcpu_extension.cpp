@@ -73,10 +73,13 @@ void OffcpuExtension::prepare(const record::RecordTarget& target, const perf_eve
   // --call-graph dwarf: the recorder's events copy user stacks, and so do
   // long blocks (docs/offcpu.md).
   const uint32_t stack_bytes = std::min<uint32_t>(base.sample_stack_user, SONDE_OFFCPU_STACK_MAX);
-  bpf_ = std::make_unique<OffcpuBpf>(stack_bytes != 0);
+  std::optional<CfiMaps> cfi;
+  if (options_.cfi_maps) cfi = options_.cfi_maps();
+  bpf_ = std::make_unique<OffcpuBpf>(stack_bytes != 0, cfi ? &*cfi : nullptr);
   filter_ = !target.system_wide;
   sonde_offcpu_config c{};
   c.stack_bytes = stack_bytes;
+  c.cfi_user = cfi ? 1 : 0;
   c.thresh_ns = options_.thresh_ms.value_or(stack_bytes ? kDefaultDwarfThreshMs : kDefaultThreshMs) * 1000000ULL;
   c.mode = filter_ ? SONDE_OFFCPU_TARGETS : SONDE_OFFCPU_ALL;
   c.self_tgid = static_cast<uint32_t>(::getpid());
@@ -176,6 +179,8 @@ void OffcpuExtension::warn_losses() const {
   if (no_copy)
     warn("off-cpu: {} switch-outs without a user stack copy (more than {} "
          "threads off CPU at once); their blocks have frame-pointer stacks", no_copy, kUserStackCopies);
+  if (uint64_t collided = bpf_->stat(SONDE_OFFCPU_STAT_CFI_COLLISION))
+    warn("off-cpu: {} switch-outs kept frame-pointer user stacks: their CFI stack's id was another's", collided);
   if (uint64_t unseen = bpf_->stat(SONDE_OFFCPU_STAT_NO_SWITCH_IN))
     warn("off-cpu: {} blocks not measured: the kernel reported no switch-in before the thread's next "
          "switch-out, so their end is unknown", unseen);

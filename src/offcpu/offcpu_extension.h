@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,9 @@ inline constexpr auto kFlushInterval = std::chrono::milliseconds(50);
 
 struct OffcpuOptions {
   std::optional<uint64_t> thresh_ms;  // --off-cpu-thresh; unset: kDefaultThreshMs, or kDefaultDwarfThreshMs
+  // --call-graph cfi: the CFI walker's maps (called in prepare(), after the
+  // cfi extension's), to walk user stacks at switch-out with its tables.
+  std::function<CfiMaps()> cfi_maps;
 };
 
 // Parses --off-cpu-thresh: milliseconds, an integer from 0 to one hour.

@@ -37,6 +37,8 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
     a.sample_stack_user = opts_.user_stack_bytes;
     a.exclude_callchain_user = 1;
   }
+  // --call-graph cfi: the BPF unwinder makes the user part (src/cfi).
+  if (opts_.cfi_callchain) a.exclude_callchain_user = 1;
   if (opts_.monotonic_clock) {
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
@@ -154,6 +156,13 @@ void Recorder::prepare_extensions() {
       verbose("mapped an extension's ring buffer (fd {})", fd);
     }
   }
+  // The first event's fds, opened CPU by CPU, target by target.
+  const OpenEvent& first = events_.front();
+  std::vector<SamplingEvent> sampling;
+  size_t per_cpu = cpus_.empty() ? 1 : std::max<size_t>(1, first.fds.size() / cpus_.size());
+  for (size_t i = 0; i < first.fds.size(); ++i)
+    sampling.push_back({first.fds[i].get(), first.ids[i], i / per_cpu < cpus_.size() ? cpus_[i / per_cpu] : -1});
+  for (RecordExtension* ext : extensions_) ext->on_sampling_events(sampling);
 }
 
 void Recorder::enable() {

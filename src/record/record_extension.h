@@ -34,6 +34,13 @@ struct RecordTarget {
 // own records: RecordExtension::produce).
 using RecordWrite = std::function<void(std::span<const uint8_t>)>;
 
+// One fd of the recorder's first (sampling) event, as opened: per CPU and target.
+struct SamplingEvent {
+  int fd = -1;
+  uint64_t id = 0;  // the kernel's id (PERF_EVENT_IOC_ID)
+  int cpu = -1;
+};
+
 class RecordExtension {
  public:
   virtual ~RecordExtension() = default;
@@ -60,6 +67,11 @@ class RecordExtension {
   // may rewrite it in place (e.g. its IDENTIFIER to name the probe). Return
   // false to drop it.
   virtual bool rewrite_sample(std::span<uint8_t> record) = 0;
+
+  // The recorder's first event, opened (after prepare): an extension that
+  // runs a BPF program on its samples attaches it here (--call-graph cfi).
+  // Throws sonde::Error to abort the recording.
+  virtual void on_sampling_events(std::span<const SamplingEvent> /*events*/) {}
 
   // An fd the recorder polls with the ring buffers (readable when the
   // extension has records to produce), or -1.

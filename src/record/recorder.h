@@ -46,6 +46,9 @@ struct RecordOptions {
   // --call-graph dwarf[,SIZE]: bytes of user stack copied with each sample
   // (with the user registers) for DWARF unwinding at report time; 0 = fp.
   uint32_t user_stack_bytes = 0;
+  // --call-graph cfi: the kernel walks only the kernel part; an extension's
+  // BPF program (src/cfi) unwinds the user part on each sample.
+  bool cfi_callchain = false;
   size_t mmap_pages = 256;                 // -m: data pages per ring buffer (power of two)
   // --user-buffer-size: the user-space buffer between a drain thread and
   // its writer (record/drain_reader.h has the drop policy when it fills).

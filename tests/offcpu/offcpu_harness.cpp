@@ -101,6 +101,27 @@ BpfIds bpf_ids_of(pid_t pid) {
   return ids;
 }
 
+pid_t start_sonde_until(const std::vector<std::string>& args, const std::function<bool(const BpfIds&)>& ready, BpfIds& ids) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    std::string bin = sonde_bin();
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    ids = bpf_ids_of(pid);
+    if (ready(ids)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pid;
+}
+
 bool bpf_link_exists(uint32_t id) { return exists_by_id(BPF_LINK_GET_FD_BY_ID, id); }
 bool bpf_prog_exists(uint32_t id) { return exists_by_id(BPF_PROG_GET_FD_BY_ID, id); }
 

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ bool bpf_prog_exists(uint32_t id);
 // Programs loaded anywhere whose name starts with `prefix` (BPF names
 // are cut at 15 characters).
 size_t count_loaded_programs(const std::string& prefix);
+// Starts `sonde ARGS` in the background and waits (up to 20 s) until
+// `ready(ids)` holds for the BPF ids it holds; returns its pid.
+pid_t start_sonde_until(const std::vector<std::string>& args, const std::function<bool(const BpfIds&)>& ready, BpfIds& ids);
 // Waits up to `seconds` for every id to be gone; true when they are.
 bool bpf_ids_gone(const BpfIds& ids, double seconds = 5);
 

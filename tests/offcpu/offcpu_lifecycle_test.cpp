@@ -59,24 +59,7 @@ TEST(OffcpuCli, WithoutBpfOneLineAndExitOne) {
 // Starts `sonde record ARGS` and waits until its `links` off-CPU links
 // exist: sched_switch, and task_newtask + sched_process_exit unless -a.
 pid_t start_recorder(const std::vector<std::string>& args, size_t links, BpfIds& ids) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    std::string bin = sonde_bin();
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    ids = bpf_ids_of(pid);
-    if (ids.links.size() >= links) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return pid;
+  return start_sonde_until(args, [links](const BpfIds& held) { return held.links.size() >= links; }, ids);
 }
 
 std::string read_text(const std::string& path) {
