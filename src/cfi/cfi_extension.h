@@ -38,10 +38,6 @@ class CfiExtension : public record::RecordExtension {
 
   void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
   // Its samples are the recorder's event's: no attr, no ring, no RAW.
-  bool adds_events() const override { return false; }
-  std::vector<format::EventDesc> attrs() override { return {}; }
-  std::vector<int> ring_fds() override { return {}; }
-  bool rewrite_sample(std::span<uint8_t>) override { return false; }
   void on_sampling_events(std::span<const record::SamplingEvent> events) override;
   int wake_fd() const override;
   size_t produce(const record::RecordWrite& write, bool final) override;

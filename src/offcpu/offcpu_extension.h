@@ -61,10 +61,7 @@ class OffcpuExtension : public record::RecordExtension {
 
   void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
   // Its samples are made here, with their own layout: the recorder's need no RAW.
-  bool adds_events() const override { return false; }
   std::vector<format::EventDesc> attrs() override;
-  std::vector<int> ring_fds() override { return {}; }
-  bool rewrite_sample(std::span<uint8_t>) override { return false; }
   int wake_fd() const override;
   size_t produce(const record::RecordWrite& write, bool final) override;
   void on_fork(pid_t pid, pid_t ppid) override;

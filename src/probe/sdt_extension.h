@@ -39,6 +39,7 @@ class SdtExtension : public record::RecordExtension {
   void add_dynamic_sites(const std::string& real_path, const std::vector<SdtSite>& sites);
 
   void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
+  bool adds_events() const override { return true; }  // its bpf-output events carry RAW
   std::vector<format::EventDesc> attrs() override;
   std::vector<int> ring_fds() override;
   bool rewrite_sample(std::span<uint8_t> record) override;

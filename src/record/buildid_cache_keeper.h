@@ -36,11 +36,7 @@ class BuildIdCacheKeeper : public RecordExtension {
   explicit BuildIdCacheKeeper(std::string cache_root);
   ~BuildIdCacheKeeper() override;
 
-  bool adds_events() const override { return false; }
   void prepare(const RecordTarget& target, const perf_event_attr& base) override;
-  std::vector<format::EventDesc> attrs() override { return {}; }
-  std::vector<int> ring_fds() override { return {}; }
-  bool rewrite_sample(std::span<uint8_t>) override { return true; }
   void on_exec_mapping(pid_t pid, const std::string& path, const BuildId& id) override;
   // Finishes the queued additions, then stops the thread.
   void stop() override;

@@ -41,6 +41,13 @@ struct SamplingEvent {
   int cpu = -1;
 };
 
+// An extension overrides what it does; every other hook does nothing. An
+// extension that only listens (the build-id cache keeper) overrides
+// prepare, on_exec_mapping and stop; one that writes records it makes
+// (off-CPU) adds attrs, wake_fd and produce; one that opens kernel events
+// (SDT) adds adds_events, attrs, ring_fds and, if it edits them,
+// rewrite_sample; one that works on the recorder's own samples (cfi)
+// adds on_sampling_events.
 class RecordExtension {
  public:
   virtual ~RecordExtension() = default;
@@ -51,22 +58,25 @@ class RecordExtension {
   // one sample_id layout. Throws sonde::Error to abort the recording.
   virtual void prepare(const RecordTarget& target, const perf_event_attr& base) = 0;
 
-  // false for an extension that only listens (opens no events): the
-  // recorder then keeps its samples free of the RAW field extensions need.
-  virtual bool adds_events() const { return true; }
+  // true for an extension that opens kernel events of its own (ring_fds):
+  // asked before prepare, so the recorder's samples then carry the RAW field
+  // those events need. An extension that only listens or produces its
+  // records itself keeps the recorder's samples as they are.
+  virtual bool adds_events() const { return false; }
 
-  // HEADER_ATTR records (attr, ids, name) to write for this extension. The
-  // ids must not collide with kernel event ids (use values >= 1<<62).
-  virtual std::vector<format::EventDesc> attrs() = 0;
+  // HEADER_ATTR records (attr, ids, name) to write for this extension: the
+  // events of its ring_fds and of the samples it produces. The ids must not
+  // collide with kernel event ids (use values >= 1<<62).
+  virtual std::vector<format::EventDesc> attrs() { return {}; }
 
   // Per-CPU perf event fds (index = position in target.cpus) whose ring
   // buffers the recorder maps and drains. Owned by the extension.
-  virtual std::vector<int> ring_fds() = 0;
+  virtual std::vector<int> ring_fds() { return {}; }
 
   // A SAMPLE drained from one of ring_fds, in a writable copy: the extension
   // may rewrite it in place (e.g. its IDENTIFIER to name the probe). Return
-  // false to drop it.
-  virtual bool rewrite_sample(std::span<uint8_t> record) = 0;
+  // false to drop it. By default it is written as drained.
+  virtual bool rewrite_sample(std::span<uint8_t> /*record*/) { return true; }
 
   // The recorder's first event, opened (after prepare): an extension that
   // runs a BPF program on its samples attaches it here (--call-graph cfi).

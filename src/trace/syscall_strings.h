@@ -45,10 +45,7 @@ class SyscallStringsExtension : public record::RecordExtension {
   ~SyscallStringsExtension() override;
 
   void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
-  bool adds_events() const override { return false; }
   std::vector<format::EventDesc> attrs() override;
-  std::vector<int> ring_fds() override { return {}; }
-  bool rewrite_sample(std::span<uint8_t>) override { return false; }
   int wake_fd() const override;
   size_t produce(const record::RecordWrite& write, bool final) override;
   void stop() override;

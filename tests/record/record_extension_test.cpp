@@ -56,6 +56,7 @@ class FakeExtension : public rec::RecordExtension {
     }
     attr_ = a;  // with the size the kernel accepted
   }
+  bool adds_events() const override { return true; }
   std::vector<sonde::format::EventDesc> attrs() override { return {{attr_, "fake:faults", ids_}}; }
   std::vector<int> ring_fds() override { return fds_; }
   bool rewrite_sample(std::span<uint8_t> record) override {
