@@ -4,7 +4,7 @@
 #include <elfutils/libdwfl.h>
 
 #include <fcntl.h>
-#include <gelf.h>
+#include <elf.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -56,7 +56,7 @@ struct ModuleImage {
 // ends with the session; the image stays.
 int image_elf(Dwfl_Module*, void** userdata, const char*, Dwarf_Addr, char**, Elf** elfp) {
   auto* image = userdata ? static_cast<ModuleImage*>(*userdata) : nullptr;
-  if (image) *elfp = elf_memory(reinterpret_cast<char*>(image->data), image->size);
+  if (image) *elfp = libelf_over_image({image->data, image->size});
   return -1;
 }
 
@@ -80,22 +80,13 @@ std::unique_ptr<SharedObject> map_object(const std::string& path) {
   if (map == MAP_FAILED) return nullptr;
   auto obj = std::make_unique<SharedObject>();
   obj->image = {static_cast<uint8_t*>(map), static_cast<size_t>(st.st_size)};
-  Elf* e = elf_memory(static_cast<char*>(map), obj->image.size);
-  GElf_Ehdr eh;
-  size_t phnum = 0;
-  bool first = true;
-  if (e && gelf_getehdr(e, &eh) && elf_getphdrnum(e, &phnum) == 0) {
-    obj->exec = eh.e_type == ET_EXEC;
-    for (size_t i = 0; i < phnum; ++i) {
-      GElf_Phdr ph;
-      if (!gelf_getphdr(e, static_cast<int>(i), &ph) || ph.p_type != PT_LOAD) continue;
-      if (first) obj->vaddr = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
-      first = false;
-      obj->end = ph.p_vaddr + ph.p_memsz;
-    }
-  }
-  if (e) elf_end(e);
-  return first ? nullptr : std::move(obj);  // no PT_LOAD: nothing to place
+  auto elf = ElfFile::over_image({obj->image.data, obj->image.size}, path, nullptr);
+  if (!elf || elf->load_segments().empty()) return nullptr;  // no PT_LOAD: nothing to place
+  const LoadSegment& first = elf->load_segments().front();
+  obj->exec = elf->type() == ET_EXEC;
+  obj->vaddr = first.vaddr & -(first.align ? first.align : 1);
+  obj->end = elf->load_segments().back().vaddr + elf->load_segments().back().memsz;
+  return obj;
 }
 int no_debuginfo(Dwfl_Module*, void**, const char*, Dwarf_Addr, const char*, const char*, GElf_Word, char**) {
   return -1;

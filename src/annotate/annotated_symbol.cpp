@@ -1,7 +1,5 @@
 #include "annotate/annotated_symbol.h"
 
-#include <libelf.h>
-
 #include <fmt/format.h>
 
 #include "cache/buildid_cache.h"
@@ -63,11 +61,10 @@ std::span<const uint8_t> symbol_bytes(const ElfFile& bin, const SymbolHist& h) {
   if (h.symbol_size == 0) throw_runtime("cannot annotate {}: the symbol has no size (no code to show)", h.name);
   auto first = bin.vaddr_to_offset(h.symbol_addr);
   auto last = bin.vaddr_to_offset(h.symbol_addr + h.symbol_size - 1);
-  size_t file_size = 0;
-  const char* image = elf_rawfile(bin.elf(), &file_size);
-  if (!first || !last || *last - *first != h.symbol_size - 1 || !image || *last >= file_size)
+  std::span<const uint8_t> image = bin.bytes();
+  if (!first || !last || *last - *first != h.symbol_size - 1 || image.empty() || *last >= image.size())
     throw_runtime("cannot annotate {}: {} has no code bytes for it at {:#x}", h.name, bin.path(), h.symbol_addr);
-  return {reinterpret_cast<const uint8_t*>(image) + *first, h.symbol_size};
+  return image.subspan(*first, h.symbol_size);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "annotate/data_symbols.h"
 
-#include <gelf.h>
+#include <elf.h>
 
 #include <algorithm>
 
@@ -11,23 +11,10 @@
 namespace sonde::annotate {
 
 DataSymbols::DataSymbols(const ElfFile& file) {
-  Elf* elf = file.elf();
   for (uint32_t want : {SHT_SYMTAB, SHT_DYNSYM}) {
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-      GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || sh.sh_entsize == 0) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      if (!data || !data->d_buf) continue;
-      const size_t n = std::min<size_t>(sh.sh_size / sh.sh_entsize, data->d_size / sh.sh_entsize);
-      for (size_t i = 1; i < n; ++i) {
-        GElf_Sym s;
-        if (!gelf_getsym(data, static_cast<int>(i), &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT || s.st_size == 0)
-          continue;
-        const char* name = elf_strptr(elf, sh.sh_link, s.st_name);  // bounds-checked by libelf
-        if (name && *name) objects_.push_back({s.st_value, s.st_size, name});
-      }
-    }
+    file.for_each_symbol(want, [&](const ElfSymbol& s) {
+      if (s.type == STT_OBJECT && s.size != 0 && !s.name.empty()) objects_.push_back({s.value, s.size, std::string(s.name)});
+    });
     if (!objects_.empty()) break;  // .symtab has them all; .dynsym only when it is all there is
   }
   std::sort(objects_.begin(), objects_.end(), [](const Object& a, const Object& b) { return a.addr < b.addr; });

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "util/error.h"
@@ -41,19 +42,23 @@ std::optional<BuildId> build_id_from_note_data(Elf_Data* data) {
 }  // namespace
 
 std::unique_ptr<ElfFile> ElfFile::open(const std::string& path, std::string* reason) {
-  ensure_libelf();
   UniqueFd fd = open_regular_file(path.c_str());
   if (!fd) {
     if (reason) *reason = fmt::format("{}: {}", path, errno == EINVAL ? "not a regular file" : errno_text(errno));
     return nullptr;
   }
+  return from_fd(std::move(fd), path, reason);
+}
+
+std::unique_ptr<ElfFile> ElfFile::from_fd(UniqueFd fd, std::string path, std::string* reason, bool* not_elf) {
+  ensure_libelf();
   std::unique_ptr<ElfFile> f(new ElfFile);
-  f->path_ = path;
+  f->path_ = std::move(path);
   // ELF_C_READ_MMAP: pages are shared with the page cache and other mappings
   // of the binary, so indexing a large library costs little memory.
   f->elf_ = elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr);
   f->fd_ = fd.release();
-  if (!f->init(reason)) return nullptr;
+  if (!f->init(reason, not_elf)) return nullptr;
   return f;
 }
 
@@ -68,21 +73,39 @@ std::unique_ptr<ElfFile> ElfFile::from_memory(std::vector<uint8_t> image, std::s
   return f;
 }
 
+std::unique_ptr<ElfFile> ElfFile::over_image(std::span<uint8_t> image, std::string name, std::string* reason) {
+  std::unique_ptr<ElfFile> f(new ElfFile);
+  f->path_ = std::move(name);
+  f->elf_ = libelf_over_image(image);
+  if (!f->init(reason)) return nullptr;
+  return f;
+}
+
+::Elf* libelf_over_image(std::span<uint8_t> image) {
+  ensure_libelf();
+  return elf_memory(reinterpret_cast<char*>(image.data()), image.size());
+}
+
 ElfFile::~ElfFile() {
   if (elf_) elf_end(elf_);
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool ElfFile::init(std::string* reason) {
+bool ElfFile::init(std::string* reason, bool* not_elf) {
   auto fail = [&](std::string_view why) {
     if (reason) *reason = fmt::format("{}: {}", path_, why);
     return false;
   };
+  if (not_elf) *not_elf = true;
   if (!elf_) return fail(elf_errmsg(-1));
   if (elf_kind(elf_) != ELF_K_ELF) return fail("not an ELF file");
   GElf_Ehdr eh;
   if (!gelf_getehdr(elf_, &eh)) return fail(fmt::format("bad ELF header: {}", elf_errmsg(-1)));
+  if (not_elf) *not_elf = false;
   type_ = eh.e_type;
+  machine_ = eh.e_machine;
+  elf64_ = eh.e_ident[EI_CLASS] == ELFCLASS64;
+  big_endian_ = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 
   size_t nph = 0;
   if (elf_getphdrnum(elf_, &nph) != 0) return fail(fmt::format("bad program headers: {}", elf_errmsg(-1)));
@@ -91,7 +114,7 @@ bool ElfFile::init(std::string* reason) {
     GElf_Phdr ph;
     if (!gelf_getphdr(elf_, static_cast<int>(i), &ph)) continue;
     if (ph.p_type == PT_LOAD) {
-      loads_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+      loads_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_align, (ph.p_flags & PF_X) != 0});
     } else if (ph.p_type == PT_NOTE && !bid) {
       // elf_getdata_rawchunk bounds-checks the range against the file size.
       if (Elf_Data* d = elf_getdata_rawchunk(elf_, static_cast<int64_t>(ph.p_offset), ph.p_filesz,
@@ -160,6 +183,65 @@ std::optional<ElfFile::SectionInfo> ElfFile::section_info(std::string_view name)
   return SectionInfo{sh.sh_addr, sh.sh_size, sh.sh_entsize, sh.sh_type};
 }
 
+std::vector<std::span<const uint8_t>> ElfFile::sections_data(std::string_view name, uint32_t type) const {
+  std::vector<std::span<const uint8_t>> out;
+  size_t shstrndx = 0;
+  if (elf_getshdrstrndx(elf_, &shstrndx) != 0) return out;
+  for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn; scn = elf_nextscn(elf_, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != type) continue;
+    const char* n = elf_strptr(elf_, shstrndx, sh.sh_name);
+    if (!n || name != n) continue;
+    Elf_Data* d = elf_rawdata(scn, nullptr);  // raw: libelf checks it lies inside the file
+    if (d && d->d_buf) out.emplace_back(static_cast<const uint8_t*>(d->d_buf), d->d_size);
+  }
+  return out;
+}
+
+std::span<const uint8_t> ElfFile::bytes() const {
+  size_t size = 0;
+  const char* image = elf_rawfile(elf_, &size);
+  return image ? std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(image), size) : std::span<const uint8_t>();
+}
+
+bool ElfFile::visit_symbols(uint32_t table_type, const std::function<void(const ElfSymbol&)>& fn) const {
+  bool found = false;
+  for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn; scn = elf_nextscn(elf_, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != table_type) continue;
+    found = true;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data || !data->d_buf || sh.sh_entsize == 0) continue;
+    const size_t n = std::min<size_t>(sh.sh_size / sh.sh_entsize, data->d_size / sh.sh_entsize);
+    for (size_t i = 1; i < n; ++i) {
+      GElf_Sym s;
+      if (!gelf_getsym(data, static_cast<int>(i), &s)) break;
+      const char* name = elf_strptr(elf_, sh.sh_link, s.st_name);  // bounds-checked by libelf
+      fn(ElfSymbol{name ? std::string_view(name) : std::string_view(), s.st_value, s.st_size,
+                   static_cast<uint8_t>(GELF_ST_TYPE(s.st_info)), s.st_shndx});
+    }
+  }
+  return found;
+}
+
+DynamicNames ElfFile::dynamic_names() const {
+  DynamicNames out;
+  for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn; scn = elf_nextscn(elf_, scn)) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC) continue;
+    Elf_Data* d = elf_getdata(scn, nullptr);
+    if (!d || !sh.sh_entsize) continue;
+    for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
+      GElf_Dyn dyn;
+      if (!gelf_getdyn(d, static_cast<int>(i), &dyn) || dyn.d_tag == DT_NULL) break;
+      const bool path = dyn.d_tag == DT_RUNPATH || dyn.d_tag == DT_RPATH;
+      if (dyn.d_tag != DT_NEEDED && !path) continue;
+      if (const char* v = elf_strptr(elf_, sh.sh_link, dyn.d_un.d_val)) (path ? out.runpath : out.needed).emplace_back(v);
+    }
+  }
+  return out;
+}
+
 namespace {
 bool has_section_of_type(Elf* elf, uint32_t type) {
   Elf_Scn* scn = nullptr;
@@ -175,6 +257,11 @@ bool has_section_of_type(Elf* elf, uint32_t type) {
 
 bool ElfFile::has_symtab() const { return has_section_of_type(elf_, SHT_SYMTAB); }
 bool ElfFile::has_dynsym() const { return has_section_of_type(elf_, SHT_DYNSYM); }
+
+bool ElfFile::section_names_readable() const {
+  size_t shstrndx = 0;
+  return elf_getshdrstrndx(elf_, &shstrndx) == 0;
+}
 
 bool ElfFile::has_dwarf() const {
   GElf_Shdr sh;
