@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "commands.h"
+#include "kernel/fatal_signals.h"
 #include "util/diagnostics.h"
 #include "util/error.h"
 
@@ -84,6 +85,9 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
   int exit_code = 0;
   if (!take_global_options(argc, argv)) return 2;
+  // Process-wide state is the CLI's, set before any thread starts: a signal
+  // that ends sonde removes the temporary outputs the library lists.
+  sonde::kernel::remove_listed_files_on_fatal_signals();
   if (!add_subcommands(app, argc, argv, exit_code)) {
     // perf's words: perf's shell tests look for them to skip a missing command.
     std::fprintf(stderr, "sonde: '%s' is not a perf-command. See 'sonde --help'.\n", argv[1]);

@@ -6,6 +6,7 @@
 
 #include "cache/buildid_cache.h"
 #include "jit/jit_files.h"
+#include "kernel/process_environment.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -17,6 +18,9 @@ void SymbolArgs::add_to(CLI::App* cmd) {
 }
 
 SymbolizerOptions SymbolArgs::options(const std::string& input) const {
+  // libdebuginfod's timeout and retries (environment only), before the
+  // reading starts its threads.
+  kernel::set_debuginfod_defaults();
   SymbolizerOptions so;
   // The recording's copies of its JIT files (docs/format.md).
   if (!input.empty() && input != "-") so.jit_dirs = {jit::jit_dir_for(input)};

@@ -22,6 +22,8 @@ struct SymbolArgs {
   // --no-demangle, --buildid-dir, --debug-dir.
   void add_to(CLI::App* cmd);
   // The options for reading `input` (its JIT files' copies beside it).
+  // Sets sonde's debuginfod defaults in the environment
+  // (kernel/process_environment.h): call it before threads start.
   SymbolizerOptions options(const std::string& input) const;
 };
 

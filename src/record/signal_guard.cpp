@@ -10,9 +10,9 @@
 
 namespace sonde::record {
 
+// ignored_pipe_: a closed reader of `-o -` must turn into a write error,
+// not a silent death.
 SignalGuard::SignalGuard(bool own_signals, bool switch_signal) {
-  // A closed reader of `-o -` must turn into a write error, not a silent death.
-  old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
   if (!own_signals) {
     ::pthread_sigmask(SIG_BLOCK, nullptr, &old_);
     return;
@@ -49,9 +49,6 @@ int SignalGuard::take() {
   return 0;
 }
 
-void SignalGuard::restore() {
-  ::signal(SIGPIPE, old_pipe_);
-  ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-}
+void SignalGuard::restore() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
 
 }  // namespace sonde::record

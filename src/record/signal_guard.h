@@ -1,13 +1,14 @@
 // The recorder's signals: SIGINT/SIGTERM/SIGCHLD (and SIGUSR2 with
 // --switch-output) blocked for the recording and read from a signalfd in
-// the poll set; SIGPIPE ignored, so a closed reader of `-o -` is a write
-// error. Everything is restored when the guard goes. The mask and
-// dispositions are the recording thread's for the recording's length
-// only: this is the one place the recorder touches them.
+// the poll set; SIGPIPE ignored (kernel::IgnoredSigpipe), so a closed
+// reader of `-o -` is a write error. Everything is restored when the guard
+// goes. The mask is the recording thread's for the recording's length only:
+// this is the one place the recorder touches it.
 #pragma once
 
 #include <signal.h>
 
+#include "kernel/fatal_signals.h"
 #include "util/fd.h"
 
 namespace sonde::record {
@@ -28,9 +29,9 @@ class SignalGuard {
  private:
   void restore();
 
+  kernel::IgnoredSigpipe ignored_pipe_;
   sigset_t old_{};
   UniqueFd fd_;
-  sighandler_t old_pipe_ = SIG_DFL;
 };
 
 }  // namespace sonde::record

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "kernel/fatal_signals.h"
 #include "util/error.h"
 
 namespace sonde::record {
@@ -65,7 +66,7 @@ void Workload::start(const std::string& path, const std::vector<std::string>& ar
     ::close(go[1]);
     ::close(err[0]);
     ::sigprocmask(SIG_SETMASK, &child_mask, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
+    kernel::default_sigpipe_for_exec();
     if (stdout_is_stream) ::dup2(2, 1);
     char c;
     ssize_t n;

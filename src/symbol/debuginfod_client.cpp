@@ -11,17 +11,10 @@
 
 namespace sonde {
 
-DebuginfodClient::DebuginfodClient(bool enabled, int timeout_s, NoteList& notes) : notes_(notes) {
+DebuginfodClient::DebuginfodClient(bool enabled, NoteList& notes) : notes_(notes) {
   const char* urls = getenv("DEBUGINFOD_URLS");
   enabled_ = enabled && urls && *urls;
-  if (!enabled_) return;
-  urls_ = urls;
-  // libdebuginfod's default stall timeout is 90 s; a profiler report must
-  // not hang that long on a dead server. A user setting wins.
-  setenv("DEBUGINFOD_TIMEOUT", std::to_string(timeout_s).c_str(), 0);
-  // One attempt: the first failure turns debuginfod off for the run anyway,
-  // and libdebuginfod's default two retries triple the wait.
-  setenv("DEBUGINFOD_RETRY_LIMIT", "0", 0);
+  if (enabled_) urls_ = urls;
 }
 
 DebuginfodClient::~DebuginfodClient() {

@@ -1,13 +1,11 @@
 // Objects and debug files by build-id from debuginfod servers
 // (DEBUGINFOD_URLS), through libdebuginfod (dlopen'ed on first use).
 //
-// libdebuginfod reads its settings from the environment on every query, so
-// the constructor sets the two sonde changes (DEBUGINFOD_TIMEOUT, default
-// 90 s in libdebuginfod, and DEBUGINFOD_RETRY_LIMIT; a user's setting of
-// either wins) once, on the thread that constructs it: setenv must not run
-// while other threads may read the environment, so construct the client
-// before starting them. The first failure that is not "not on the server"
-// adds one note and turns the client off for the rest of the run.
+// libdebuginfod reads its settings (timeout, retries) from the environment
+// on every query; sonde's defaults for them are set by the CLI before any
+// thread starts (kernel/process_environment.h), never here. The first
+// failure that is not "not on the server" adds one note and turns the
+// client off for the rest of the run.
 #pragma once
 
 #include <memory>
@@ -26,9 +24,8 @@ struct DebuginfodLibrary;
 
 class DebuginfodClient {
  public:
-  // Off (no environment change, no lookups) unless `enabled` and
-  // DEBUGINFOD_URLS is set.
-  DebuginfodClient(bool enabled, int timeout_s, NoteList& notes);
+  // Off (no lookups) unless `enabled` and DEBUGINFOD_URLS is set.
+  DebuginfodClient(bool enabled, NoteList& notes);
   ~DebuginfodClient();
   DebuginfodClient(const DebuginfodClient&) = delete;
   DebuginfodClient& operator=(const DebuginfodClient&) = delete;

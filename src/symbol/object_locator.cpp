@@ -22,7 +22,7 @@ ObjectLocator::ObjectLocator(LocatorOptions opts, const BuildIdCache* cache, Not
     : opts_(std::move(opts)),
       cache_(cache),
       notes_(notes),
-      debuginfod_(opts_.use_debuginfod, opts_.debuginfod_timeout_s, notes) {}
+      debuginfod_(opts_.use_debuginfod, notes) {}
 
 LocatedObject ObjectLocator::find_binary(const BuildId& id, const std::string& path, pid_t pid) {
   LocatedObject found;

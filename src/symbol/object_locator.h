@@ -43,10 +43,8 @@ class BuildIdCache;
 struct LocatorOptions {
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
   bool use_proc_root = true;  // /proc/PID/root/PATH before PATH
-  // Asked only by find_symbols and find_dwarf; see DebuginfodClient for
-  // when the constructor changes the environment.
+  // Asked only by find_symbols and find_dwarf (DebuginfodClient).
   bool use_debuginfod = false;
-  int debuginfod_timeout_s = 5;
 };
 
 // The files found for one object.

@@ -28,7 +28,6 @@ LocatorOptions locator_options(const SymbolizerOptions& o) {
   l.debug_roots = o.debug_roots;
   l.use_proc_root = o.use_proc_root;
   l.use_debuginfod = o.use_debuginfod;
-  l.debuginfod_timeout_s = o.debuginfod_timeout_s;
   return l;
 }
 

@@ -45,13 +45,11 @@ struct SymbolizerOptions {
   std::vector<std::string> debug_roots = {"/usr/lib/debug"};
   // Look for the mapped path under /proc/PID/root first (containers).
   bool use_proc_root = true;
-  // debuginfod, when DEBUGINFOD_URLS is set (no-op otherwise). Timeout in
-  // seconds for a stalled transfer (sets DEBUGINFOD_TIMEOUT unless the user
-  // did; DEBUGINFOD_RETRY_LIMIT likewise defaults to 0; both at construction,
-  // so construct the Symbolizer before starting other threads); a failed
-  // server is not asked again for the rest of the run.
+  // debuginfod, when DEBUGINFOD_URLS is set (no-op otherwise); a failed
+  // server is not asked again for the rest of the run. Its timeout and
+  // retries come from the environment, where the CLI sets sonde's defaults
+  // (kernel/process_environment.h).
   bool use_debuginfod = true;
-  int debuginfod_timeout_s = 5;
   // Kernel and JIT sources (overridable for tests).
   std::string kallsyms_path = "/proc/kallsyms";
   std::string kernel_notes_path = "/sys/kernel/notes";

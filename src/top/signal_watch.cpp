@@ -11,20 +11,15 @@ SignalWatch::SignalWatch() {
   sigemptyset(&set);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH}) sigaddset(&set, sig);
   ::pthread_sigmask(SIG_BLOCK, &set, &old_mask_);
-  old_pipe_ = ::signal(SIGPIPE, SIG_IGN);
   fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!fd_) {
     int e = errno;
-    ::signal(SIGPIPE, old_pipe_);
     ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
     throw_runtime("cannot create a signalfd: {}", errno_text(e));
   }
 }
 
-SignalWatch::~SignalWatch() {
-  ::signal(SIGPIPE, old_pipe_);
-  ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
-}
+SignalWatch::~SignalWatch() { ::pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr); }
 
 int SignalWatch::take() {
   signalfd_siginfo si{};

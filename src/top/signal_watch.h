@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include "kernel/fatal_signals.h"
 #include "util/fd.h"
 
 namespace sonde::top {
@@ -24,8 +25,8 @@ class SignalWatch {
   int take();
 
  private:
+  kernel::IgnoredSigpipe ignored_pipe_;
   sigset_t old_mask_{};
-  sighandler_t old_pipe_ = SIG_DFL;
   UniqueFd fd_;
 };
 

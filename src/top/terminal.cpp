@@ -17,7 +17,6 @@ namespace {
 // Alternate screen and hidden cursor on; their reverse.
 constexpr char kEnter[] = "\x1b[?1049h\x1b[?25l";
 constexpr char kLeave[] = "\x1b[0m\x1b[?25h\x1b[?1049l";
-constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 // What a crash handler needs, set while a RawTerminal exists: only
 // async-signal-safe calls (tcsetattr, write) use it.
@@ -32,12 +31,6 @@ void restore_terminal() {
   [[maybe_unused]] ssize_t n = ::write(g_out, kLeave, sizeof kLeave - 1);
 }
 
-void on_crash(int sig) {
-  restore_terminal();
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
 }  // namespace
 
 RawTerminal::RawTerminal(int in_fd, int out_fd) : in_(in_fd), out_(out_fd) {
@@ -50,13 +43,13 @@ RawTerminal::RawTerminal(int in_fd, int out_fd) : in_(in_fd), out_(out_fd) {
   if (::tcsetattr(in_, TCSANOW, &raw) != 0) throw_runtime("cannot set the terminal's mode: {}", errno_text(errno));
   g_in = in_, g_out = out_;
   g_active = 1;
-  for (int sig : kCrashSignals) ::signal(sig, on_crash);
+  crash_.emplace(restore_terminal);  // a crash leaves the terminal usable
   write_all(out_, kEnter, sizeof kEnter - 1);
 }
 
 RawTerminal::~RawTerminal() {
   restore_terminal();
-  for (int sig : kCrashSignals) ::signal(sig, SIG_DFL);
+  crash_.reset();
 }
 
 void RawTerminal::size(size_t& rows, size_t& cols) const {

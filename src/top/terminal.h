@@ -10,7 +10,9 @@
 #include <termios.h>
 
 #include <cstddef>
+#include <optional>
 
+#include "kernel/fatal_signals.h"
 #include "top/top_view.h"
 
 namespace sonde::top {
@@ -30,6 +32,7 @@ class RawTerminal {
 
  private:
   int in_, out_;
+  std::optional<kernel::CrashHook> crash_;
 };
 
 }  // namespace sonde::top

@@ -1,8 +1,8 @@
 // Files to remove if SIGINT, SIGTERM or SIGHUP ends the process: the
-// temporary outputs of AtomicFile. The handler is installed on first use
-// (not over a signal that is ignored, as under nohup), unlinks the listed
-// paths, then lets the signal do what it did before. Everything the handler
-// touches is preallocated, so it calls only async-signal-safe functions.
+// temporary outputs of AtomicFile. This is only the list; the handler that
+// removes them is the CLI's to install (kernel/fatal_signals.h: the library
+// never changes a signal's disposition). Everything unlink_listed touches is
+// preallocated, so it calls only async-signal-safe functions.
 #pragma once
 
 #include <string>
@@ -14,5 +14,7 @@ namespace sonde::signal_cleanup {
 int add(const std::string& path);
 // Takes a slot off the list (-1: nothing).
 void remove(int slot);
+// Unlinks every listed path: async-signal-safe, for a signal handler.
+void unlink_listed();
 
 }  // namespace sonde::signal_cleanup

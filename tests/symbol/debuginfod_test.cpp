@@ -34,23 +34,6 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 class DebuginfodServer {
  public:
   DebuginfodServer(const std::string& dir, const std::string& db, int port, const std::string& log) {
@@ -95,22 +78,22 @@ TEST(Debuginfod, ResolvesFromARealServerAndDegradesWhenItIsGone) {
   DebuginfodServer server(t / "srv", t / "db.sqlite", port, t / "server.log");
   // Wait until the server has scanned the folder (a fresh client cache per
   // probe, so a 404 from before the scan is not remembered).
-  bool ready = false;
-  for (int i = 0; i < 300 && !ready; ++i) {
-    auto r = test::sh("DEBUGINFOD_CACHE_PATH='" + t.path() + "/probe" + std::to_string(i) + "' DEBUGINFOD_URLS=" +
-                      url + " debuginfod-find debuginfo " + id_hex + " >/dev/null 2>&1");
-    ready = r.exit_code == 0;
-    if (!ready) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  int probe = 0;
+  const bool ready = test::wait_until([&] {
+    auto r = test::sh("DEBUGINFOD_CACHE_PATH='" + t.path() + "/probe" + std::to_string(probe++) +
+                      "' DEBUGINFOD_URLS=" + url + " debuginfod-find debuginfo " + id_hex + " >/dev/null 2>&1");
+    return r.exit_code == 0;
+  });
   ASSERT_TRUE(ready) << test::sh("cat '" + t.path() + "/server.log'").out;
 
   SymbolizerOptions o;
   o.use_cache = false;
   o.debug_roots = {t / "no-debug-root"};
-  o.debuginfod_timeout_s = 2;
-  ScopedEnv cache_env("DEBUGINFOD_CACHE_PATH", t / "client-cache");
+  // sonde's defaults, as the CLI sets them (kernel::set_debuginfod_defaults).
+  test::SavedEnv timeout("DEBUGINFOD_TIMEOUT", "2"), retries("DEBUGINFOD_RETRY_LIMIT", "0");
+  test::SavedEnv cache_env("DEBUGINFOD_CACHE_PATH", t / "client-cache");
   {
-    ScopedEnv urls("DEBUGINFOD_URLS", url);
+    test::SavedEnv urls("DEBUGINFOD_URLS", url);
     Symbolizer s(o);
     ObjectHandle h = s.object(id, "/nonexistent/only_here");
     EXPECT_EQ(s.info(h).source, "debuginfod");
@@ -121,15 +104,15 @@ TEST(Debuginfod, ResolvesFromARealServerAndDegradesWhenItIsGone) {
   server.stop();
   {
     // Downloaded files stay in the client cache: still resolves offline.
-    ScopedEnv urls("DEBUGINFOD_URLS", url);
+    test::SavedEnv urls("DEBUGINFOD_URLS", url);
     Symbolizer s(o);
     EXPECT_EQ(s.lookup(s.object(id, "/nonexistent/only_here"), off).name, "sym_beta");
   }
   {
     // A fresh client cache and a dead server: quick failure with a note,
     // and the server is not asked again for the next object.
-    ScopedEnv cache2("DEBUGINFOD_CACHE_PATH", t / "client-cache2");
-    ScopedEnv urls("DEBUGINFOD_URLS", url);
+    test::SavedEnv cache2("DEBUGINFOD_CACHE_PATH", t / "client-cache2");
+    test::SavedEnv urls("DEBUGINFOD_URLS", url);
     Symbolizer s(o);
     auto start = std::chrono::steady_clock::now();
     ObjectHandle h = s.object(id, "/nonexistent/only_here");
@@ -160,12 +143,13 @@ TEST(Debuginfod, AStalledServerCostsOneTimeoutThenIsSkipped) {
   socklen_t len = sizeof a;
   getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   std::string url = fmt::format("http://127.0.0.1:{}", ntohs(a.sin_port));
-  ScopedEnv cache_env("DEBUGINFOD_CACHE_PATH", t / "client-cache");
-  ScopedEnv urls("DEBUGINFOD_URLS", url);
+  test::SavedEnv cache_env("DEBUGINFOD_CACHE_PATH", t / "client-cache");
+  test::SavedEnv urls("DEBUGINFOD_URLS", url);
   SymbolizerOptions o;
   o.use_cache = false;
   o.debug_roots = {t / "no-debug-root"};
-  o.debuginfod_timeout_s = 1;
+  // sonde's defaults, as the CLI sets them (kernel::set_debuginfod_defaults).
+  test::SavedEnv timeout("DEBUGINFOD_TIMEOUT", "1"), retries("DEBUGINFOD_RETRY_LIMIT", "0");
   Symbolizer s(o);
   auto start = std::chrono::steady_clock::now();
   for (const char* id : {"00112233445566778899aabbccddeeff00112233", "11112233445566778899aabbccddeeff00112233",

@@ -3,6 +3,7 @@
 // debuginfod; pseudo files from the cache or the running vdso), each
 // candidate checked by build-id, and paths that are not regular files never
 // opened. Fixtures are compiled here; build-ids come from readelf.
+#include "kernel/process_environment.h"
 #include "symbol/object_locator.h"
 
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 namespace sonde {
 namespace {
 
+using test::SavedEnv;
 using test::TempDir;
 
 BuildId id_of(const std::string& bin) {
@@ -51,21 +53,6 @@ struct Fixture {
   ObjectLocator locator;
 };
 
-// Restores (or removes) an environment variable when the scope ends.
-class SavedEnv {
- public:
-  explicit SavedEnv(const char* name) : name_(name) {
-    if (const char* v = getenv(name)) old_ = v;
-  }
-  ~SavedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST(ObjectLocator, TheCacheComesBeforeThePath) {
   TempDir t;
@@ -251,10 +238,9 @@ TEST(ObjectLocator, DebuginfodIsAskedLastAndADeadServerIsOneNote) {
   ASSERT_TRUE(test::compile_fixture("sym_funcs.c", bin));
   LocatorOptions o = Fixture::options(t, {});
   o.use_debuginfod = true;
-  o.debuginfod_timeout_s = 3;
+  kernel::set_debuginfod_defaults(3);  // as the CLI does before it reads
   NoteList notes;
   ObjectLocator l(o, nullptr, notes);
-  // Set by the constructor (on this thread), not at the first lookup.
   EXPECT_STREQ(getenv("DEBUGINFOD_TIMEOUT"), "3");
   EXPECT_STREQ(getenv("DEBUGINFOD_RETRY_LIMIT"), "0");
   // A local object with its .symtab: debuginfod is not asked.
@@ -270,13 +256,21 @@ TEST(ObjectLocator, DebuginfodIsAskedLastAndADeadServerIsOneNote) {
   EXPECT_EQ(notes.lines()[1], found.note);
 }
 
+// The environment is the CLI's (kernel/process_environment.h): a locator
+// leaves it as it is, with or without debuginfod.
 TEST(ObjectLocator, WithoutDebuginfodTheEnvironmentIsLeftAlone) {
-  SavedEnv urls("DEBUGINFOD_URLS"), timeout("DEBUGINFOD_TIMEOUT");
+  SavedEnv urls("DEBUGINFOD_URLS"), timeout("DEBUGINFOD_TIMEOUT"), retries("DEBUGINFOD_RETRY_LIMIT");
   unsetenv("DEBUGINFOD_TIMEOUT");
+  unsetenv("DEBUGINFOD_RETRY_LIMIT");
   setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
   NoteList notes;
   ObjectLocator l(LocatorOptions{}, nullptr, notes);  // use_debuginfod = false
   EXPECT_EQ(getenv("DEBUGINFOD_TIMEOUT"), nullptr);
+  LocatorOptions with;
+  with.use_debuginfod = true;
+  ObjectLocator l2(with, nullptr, notes);
+  EXPECT_EQ(getenv("DEBUGINFOD_TIMEOUT"), nullptr);
+  EXPECT_EQ(getenv("DEBUGINFOD_RETRY_LIMIT"), nullptr);
 }
 
 // A path from a recording may name a FIFO on the reading machine: opening

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernel/fatal_signals.h"
 #include "support/test_support.h"
 #include "util/error.h"
 #include "util/fs.h"
@@ -141,6 +142,7 @@ TEST(AtomicFile, FatalSignalRemovesTheTemporaryFile) {
     ASSERT_GE(child, 0);
     if (child == 0) {
       ::close(ready[0]);
+      kernel::remove_listed_files_on_fatal_signals();  // as the CLI does at start-up
       AtomicFile f(t / "out.txt", {.temp_name = AtomicFile::TempName::Hidden, .remove_on_signal = true});
       f.write("partial");
       (void)!::write(ready[1], "x", 1);
