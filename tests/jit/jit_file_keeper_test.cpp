@@ -12,6 +12,7 @@
 
 using sonde::record::JitFileKeeper;
 using sonde::test::TempDir;
+using sonde::test::wait_until;
 
 namespace {
 
@@ -33,7 +34,15 @@ TEST(JitFileKeeper, CopiesAGrowingPerfMapAndJitdumpWholeByTheEnd) {
   keeper.on_exec_mapping(77, "//anon", {});
   keeper.on_exec_mapping(77, dump, {});
   keeper.on_exec_mapping(77, "/usr/lib/libc.so.6", {});  // not a JIT file
-  std::this_thread::sleep_for(std::chrono::milliseconds(3 * JitFileKeeper::kPollMs));
+  // Until a copy pass has copied both as they are now.
+  auto text = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ASSERT_TRUE(wait_until([&] {
+    return text(dir / "out.data.jit/perf-77.map") == "1000 10 first\n" &&
+           text(dir / "out.data.jit/jit-77.dump").size() == 8;
+  }));
   append(map, "2000 20 second\n");  // written after a copy pass
   append(dump, "more");
   keeper.stop();

@@ -113,12 +113,12 @@ pid_t start_sonde_until(const std::vector<std::string>& args, const std::functio
     execv(bin.c_str(), argv.data());
     _exit(127);
   }
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    ids = bpf_ids_of(pid);
-    if (ready(ids)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  wait_until(
+      [&] {
+        ids = bpf_ids_of(pid);
+        return ready(ids);
+      },
+      std::chrono::seconds(20));
   return pid;
 }
 
@@ -153,15 +153,14 @@ size_t count_loaded_programs(const std::string& prefix) {
 }
 
 bool bpf_ids_gone(const BpfIds& ids, double seconds) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  for (;;) {
-    bool any = false;
-    for (uint32_t id : ids.links) any |= bpf_link_exists(id);
-    for (uint32_t id : ids.progs) any |= bpf_prog_exists(id);
-    if (!any) return true;
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  return wait_until(
+      [&] {
+        bool any = false;
+        for (uint32_t id : ids.links) any |= bpf_link_exists(id);
+        for (uint32_t id : ids.progs) any |= bpf_prog_exists(id);
+        return !any;
+      },
+      std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
 }
 
 }  // namespace sonde::test

@@ -91,7 +91,11 @@ TEST(OffcpuLifecycle, NothingStaysAfterSigint) {
   BpfIds ids;
   pid_t rec = start_recorder({"record", "-q", "-a", "-e", "dummy", "--off-cpu", "-o", dir / "b.data"}, 1, ids);
   ASSERT_EQ(ids.links.size(), 1u) << "-a follows no forks: sched_switch only";
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Until an off-CPU sample is in the file (they are flushed as they come).
+  EXPECT_TRUE(wait_until([&] {
+    auto s = run({sonde_bin(), "script", "-i", dir / "b.data", "-F", "event"});
+    return count_lines_with(s.out, "offcpu-time") > 0;
+  }));
   kill(rec, SIGINT);
   int st = wait_status(rec);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -108,7 +112,14 @@ TEST(OffcpuLifecycle, SigkillKeepsWhatWasFlushedAndFreesEverything) {
   pid_t rec = start_recorder(
       {"record", "-q", "-e", "dummy", "--off-cpu", "-o", dir / "c.data", "--", dir / "waits", "loop"}, 3, ids);
   ASSERT_EQ(ids.links.size(), 3u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Until a nap's off-CPU sample is in the file: what the recorder flushed
+  // before it is killed.
+  EXPECT_TRUE(wait_until([&] {
+    auto s = run({sonde_bin(), "script", "-i", dir / "c.data", "-F", "comm,sym"});
+    for (const auto& line : lines(s.out))
+      if (line.find("nap") == 0 || line.find(" nap") != std::string::npos) return true;
+    return false;
+  }));
   // The workload outlives its recorder: end it too, by pid.
   std::string children = read_text("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) + "/children");
   kill(rec, SIGKILL);
@@ -129,9 +140,7 @@ TEST(OffcpuLifecycle, NothingStaysAfterAnError) {
   // loaded and attached.
   auto r = run({sonde_bin(), "record", "-e", "dummy", "--off-cpu", "-o", "/nonexistent/dir/x.data", "--", "true"});
   expect_one_line(r, 1, "sonde: cannot create '/nonexistent/dir/x.data'");
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (count_loaded_programs("sonde_offcpu") > 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  wait_until([] { return count_loaded_programs("sonde_offcpu") == 0; }, std::chrono::seconds(5));
   EXPECT_EQ(count_loaded_programs("sonde_offcpu"), 0u);
 }
 

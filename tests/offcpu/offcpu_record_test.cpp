@@ -254,10 +254,7 @@ pid_t thread_named(pid_t pid, const std::string& comm) {
 // can be asserted without a load-dependent margin (root: the suite runs so).
 void nap_in_real_time(pid_t pid) {
   pid_t nap = 0;
-  for (int i = 0; i < 100 && !nap; ++i) {
-    nap = thread_named(pid, "nap");
-    if (!nap) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  wait_until([&] { return (nap = thread_named(pid, "nap")) != 0; }, std::chrono::seconds(1));
   ASSERT_NE(nap, 0) << "the fixture's nap thread never started";
   sched_param p{};
   p.sched_priority = 1;
@@ -300,10 +297,7 @@ TEST_F(OffcpuRecord, ExistingThreadWithDashT) {
     _exit(127);
   }
   pid_t nap = 0;
-  for (int i = 0; i < 100 && !nap; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    nap = thread_named(target, "nap");
-  }
+  wait_until([&] { return (nap = thread_named(target, "nap")) != 0; }, std::chrono::seconds(1));
   ASSERT_NE(nap, 0);
   auto rec = run({sonde_bin(), "record", "-q", "-e", "dummy", "--off-cpu", "--off-cpu-thresh", "10", "-t",
                   std::to_string(nap), "-o", *dir_ / "tid.data", "--", "sleep", "0.4"});

@@ -39,14 +39,13 @@ int record_then_signal(const TempDir& dir, int sig) {
     _exit(127);
   }
   // Wait until the probes are live in the target.
-  bool live = false;
-  for (int i = 0; i < 500 && !live; ++i) {
-    live = target.semaphore("guarded") == 1;
-    if (!live) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(live);
+  EXPECT_TRUE(wait_until([&] { return target.semaphore("guarded") == 1; }));
   EXPECT_EQ(target.probe_bytes(), target.int3s());
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a few hits (every 10 ms)
+  // Until a hit (every 10 ms) is in the recording.
+  EXPECT_TRUE(wait_until([&] {
+    auto s = run({sonde_bin(), "script", "-i", dir / "out", "-F", "event"});
+    return count_lines_with(s.out, "%sfix:guarded:") > 0;
+  }));
   kill(rec, sig);
   int status = 0;
   waitpid(rec, &status, 0);

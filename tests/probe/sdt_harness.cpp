@@ -16,6 +16,7 @@
 
 #include "format/uapi/perf_event.h"
 #include "probe/sdt_format.h"
+#include "support/test_support.h"
 #include "util/error.h"
 
 namespace sonde::test {
@@ -97,8 +98,7 @@ FormsTarget::FormsTarget(const std::string& path) : file_(probe::scan_sdt_file(p
     execl(path.c_str(), "forms", "1", "loop", nullptr);
     _exit(127);
   }
-  for (int i = 0; i < 400 && !(base_ = load_base(pid_, path)); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_until([&] { return (base_ = load_base(pid_, path)) != 0; }, std::chrono::seconds(2));
   if (!base_) throw_runtime("{} did not start", path);
 }
 
@@ -127,13 +127,12 @@ std::vector<int> FormsTarget::semaphores() const {
 }
 
 bool FormsTarget::wait_detached(double seconds) const {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (true) {
-    auto sems = semaphores();
-    if (probe_bytes() == nops() && sems == std::vector<int>(sems.size(), 0)) return true;
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  return wait_until(
+      [&] {
+        auto sems = semaphores();
+        return probe_bytes() == nops() && sems == std::vector<int>(sems.size(), 0);
+      },
+      std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
 }
 
 ScopedSdtAttachRoute::ScopedSdtAttachRoute(const std::string& route) {
@@ -230,12 +229,10 @@ SdtRun sdt_record(const std::vector<std::string>& specs, const std::vector<std::
   close(in[1]);
   // Drain while the workload runs, then once more after it exits.
   int status = 0;
-  while (true) {
+  wait_until([&] {
     drain_all();
-    pid_t r = waitpid(child, &status, WNOHANG);
-    if (r == child) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+    return waitpid(child, &status, WNOHANG) == child;
+  });
   close(go[1]);
   drain_all();
   char buf[4096];

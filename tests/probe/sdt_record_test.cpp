@@ -250,7 +250,7 @@ TEST_P(SdtRecordRoute, KillNineLeavesNothingBehind) {
   ASSERT_EQ(read(ready[0], &c, 1), 1);
   close(ready[0]);
   ASSERT_EQ(c, '1');
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  wait_until([&] { return target.semaphore("guarded") == 1; });
   EXPECT_EQ(target.semaphore("guarded"), 1);
   EXPECT_EQ(target.probe_bytes(), target.int3s());  // int3 at every site
   // The uprobe_multi link of forms (or one link per site), and the fork

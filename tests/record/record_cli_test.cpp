@@ -109,7 +109,8 @@ TEST(RecordCli, SigintStopsSystemWideRecordingCleanlyWithASummary) {
   TempDir dir;
   std::string data = dir / "a.data", err = dir / "err.txt";
   pid_t rec = spawn({sonde_bin(), "record", "-a", "-o", data}, "/dev/null", err);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // Until samples are in the file: the recorder is in its loop.
+  EXPECT_TRUE(wait_until([&] { return !read_recording(data).samples.empty(); })) << slurp(err);
   ASSERT_EQ(::kill(rec, SIGINT), 0);
   EXPECT_EQ(wait_for(rec), 0);
   std::string e = slurp(err);
@@ -131,7 +132,9 @@ TEST(RecordCli, SigtermWithAWorkloadEndsTheWorkloadAndFlushes) {
   TempDir dir;
   std::string data = dir / "w.data", err = dir / "err.txt";
   pid_t rec = spawn({sonde_bin(), "record", "-o", data, "--", "sleep", "30"}, "/dev/null", err);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Until the workload has exec'ed sleep: the recorder set up its signals
+  // before it let the workload run.
+  EXPECT_TRUE(wait_until([&] { return child_running(rec, "sleep"); })) << slurp(err);
   ASSERT_EQ(::kill(rec, SIGTERM), 0);
   // The workload's status: sleep was ended by SIGTERM, not left to run its
   // 30 s (no clock is read: the status says who ended it).

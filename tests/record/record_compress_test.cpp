@@ -185,7 +185,8 @@ TEST_F(RecordCompress, StdoutPipesIntoPerfAndSonde) {
 
 TEST_F(RecordCompress, KillNineLeavesEveryCompleteRecordReadable) {
   pid_t rec = spawn({sonde_bin(), "record", "-z", "-g", "-F", "2000", "-o", data_, "--", fixture_, "1.5"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Until over 100 samples are in the file (in COMPRESSED records).
+  EXPECT_TRUE(wait_until([&] { return read_recording(data_).samples.size() > 100; }));
   ASSERT_EQ(::kill(rec, SIGKILL), 0);
   EXPECT_EQ(wait_for(rec), 128 + SIGKILL);
   auto raw = parse_raw(file_bytes(data_));

@@ -46,16 +46,17 @@ int record_with_a_frozen_recorder(std::vector<std::string> argv, const std::stri
   argv.insert(argv.end(), {"sh", "-c", "echo $$ > " + started + ".tmp; mv " + started + ".tmp " + started +
                                            "; exec " + fixture + " 4"});
   pid_t rec = spawn(argv, "/dev/null", err);
-  for (int i = 0; i < 3000 && !file_exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_until([&] { return file_exists(started); });
   pid_t workload = static_cast<pid_t>(std::atoi(slurp(started).c_str()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Until the shell has exec'ed the fixture: the workload runs.
+  const std::string name = fixture.substr(fixture.rfind('/') + 1);
+  wait_until([&] { return comm_of(workload) == name || comm_of(workload).empty(); });
   ::kill(rec, SIGSTOP);
   long long start = cpu_ticks(workload), per_second = ::sysconf(_SC_CLK_TCK);
-  for (int i = 0; i < 2000 && start >= 0; ++i) {
+  wait_until([&] {
     long long now = cpu_ticks(workload);
-    if (now < 0 || (now - start) * 10 >= per_second * 3) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+    return start < 0 || now < 0 || (now - start) * 10 >= per_second * 3;
+  });
   ::kill(rec, SIGCONT);
   return wait_for(rec);
 }

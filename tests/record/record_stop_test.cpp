@@ -34,12 +34,16 @@ TEST(RecordStop, SigtermOnBusyCpusEndsPromptlyWithASummaryAndAWholeStream) {
   BusyLoops busy(fixture, ::sysconf(_SC_NPROCESSORS_ONLN));
   // -F max (cpu-clock, a timer: the kernel does not lower its limit for it)
   // with call chains on every busy CPU, 4-page buffers: the buffers
-  // overflow and the recorder competes with the interrupts. One second of
-  // it, so the machine stays usable for the other tests.
+  // overflow and the recorder competes with the interrupts. Stopped once
+  // the first samples are in the file, so the machine stays usable for the
+  // other tests.
   pid_t rec = spawn({"timeout", "-s", "KILL", "60", sonde_bin(), "record", "-a", "-g", "-F", "max", "-m", "4", "-o",
                      data, "--", "sleep", "30"},
                     "/dev/null", err);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // Until the busy loops' samples reach the file: the workload runs, the
+  // buffers are drained under load.
+  const auto busy_pid = static_cast<uint32_t>(busy.pids.front());
+  EXPECT_TRUE(wait_until([&] { return read_recording(data).samples_of_pid(busy_pid) > 0; })) << slurp(err);
   ASSERT_EQ(::kill(rec, SIGTERM), 0);  // timeout hands it on to sonde and sleep
   EXPECT_EQ(wait_for(rec), 128 + SIGTERM) << slurp(err);  // sleep's status
   std::string e = slurp(err);
@@ -67,8 +71,7 @@ TEST(RecordStop, SamplingStopsBeforeTheWorkloadIsEnded) {
   // --foreground: the signal goes to sonde alone, not to its process group.
   pid_t rec = spawn({"timeout", "--foreground", "-s", "KILL", "60", sonde_bin(), "record", "-o", data, "--", "sh",
                      "-c", script});
-  for (int i = 0; i < 3000 && !file_exists(started); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_TRUE(file_exists(started));
+  ASSERT_TRUE(wait_until([&] { return file_exists(started); }));
   ASSERT_EQ(::kill(rec, SIGTERM), 0);
   EXPECT_EQ(wait_for(rec), 7);  // the workload got SIGTERM and ran the hot loop
   auto f = read_recording(data);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <thread>
 
 #include "format/perf_abi.h"
@@ -258,7 +259,8 @@ TEST_F(RecordStream, SmallBuffersWrapAndEveryRecordStillParses) {
 
 TEST_F(RecordStream, KillNineMidRunLeavesEveryCompleteRecordReadable) {
   pid_t rec = spawn({sonde_bin(), "record", "-g", "-F", "2000", "-o", data_, "--", fixture_, "1.5"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Until over 100 samples are in the file: passes were drained.
+  EXPECT_TRUE(wait_until([&] { return read_recording(data_).samples.size() > 100; }));
   ASSERT_EQ(::kill(rec, SIGKILL), 0);
   EXPECT_EQ(wait_for(rec), 128 + SIGKILL);
   auto f = read_recording(data_);
@@ -283,21 +285,35 @@ TEST_F(RecordStream, KillNineMidRunLeavesEveryCompleteRecordReadable) {
 
 TEST_F(RecordStream, KillNineAtAnyMomentLeavesAValidPrefix) {
   // Early kills land in the preamble (attrs, features, synthesis), later
-  // ones between drain passes: the file is always a valid prefix.
-  for (int delay_ms : {5, 15, 40, 120, 300}) {
-    std::string data = dir_ / fmt::format("k{}.data", delay_ms);
+  // ones between drain passes: the file is always a valid prefix. Each
+  // moment is an event seen in the file, not a delay.
+  auto size_of = [](const std::string& p) { return file_exists(p) ? std::stoull(run({"stat", "-c", "%s", p}).out) : 0; };
+  const std::vector<std::pair<const char*, std::function<bool(const std::string&)>>> moments = {
+      {"exec", [](const std::string&) { return true; }},
+      {"created", [](const std::string& p) { return file_exists(p); }},
+      {"written", [&](const std::string& p) { return size_of(p) > 0; }},
+      {"synthesis", [&](const std::string& p) { return size_of(p) > 64 * 1024; }},
+      {"samples", [](const std::string& p) { return !read_recording(p).samples.empty(); }},
+      {"passes", [](const std::string& p) { return read_recording(p).samples.size() > 1000; }},
+  };
+  for (const auto& [moment, reached] : moments) {
+    std::string data = dir_ / fmt::format("k-{}.data", moment);
     pid_t rec = spawn({sonde_bin(), "record", "-a", "-g", "-o", data, "--", "sleep", "2"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    ::kill(rec, SIGKILL);
-    wait_for(rec);
+    int status = 0;
+    bool ended = false;  // the recording ended first: the prefix is all of it
+    wait_until([&] { return reached(data) || (ended = ::waitpid(rec, &status, WNOHANG) == rec); });
+    if (!ended) {
+      ::kill(rec, SIGKILL);
+      wait_for(rec);
+    }
     if (!file_exists(data) || std::stoull(run({"stat", "-c", "%s", data}).out) == 0) continue;  // killed before writing
     auto f = read_recording(data);
-    EXPECT_TRUE(f.opened) << delay_ms << ": " << f.open_error;
-    EXPECT_EQ(f.reader_error, "") << delay_ms;
-    EXPECT_EQ(f.bad_samples, 0u) << delay_ms << ": " << f.first_bad;
+    EXPECT_TRUE(f.opened) << moment << ": " << f.open_error;
+    EXPECT_EQ(f.reader_error, "") << moment;
+    EXPECT_EQ(f.bad_samples, 0u) << moment << ": " << f.first_bad;
     auto ps = run({"perf", "script", "-i", data, "-G", "-F", "comm,tid,event"});
-    EXPECT_EQ(ps.exit_code, 0) << delay_ms << ": " << ps.err;
-    EXPECT_EQ(lines(ps.out).size(), f.samples.size()) << delay_ms;
+    EXPECT_EQ(ps.exit_code, 0) << moment << ": " << ps.err;
+    EXPECT_EQ(lines(ps.out).size(), f.samples.size()) << moment;
   }
   // The orphaned `sleep 2` workloads end by themselves.
 }

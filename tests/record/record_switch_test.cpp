@@ -31,11 +31,7 @@ std::string read_text(const std::string& path) {
 // Polls until `path` has `n` lines containing `needle`. The bound only ends
 // a hung recorder; no duration is checked.
 bool wait_for_lines(const std::string& path, const std::string& needle, size_t n) {
-  for (int i = 0; i < 12000; ++i) {
-    if (count_lines_with(read_text(path), needle) >= n) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
+  return wait_until([&] { return count_lines_with(read_text(path), needle) >= n; });
 }
 
 uint64_t file_size(const std::string& path) {
@@ -137,6 +133,13 @@ class RecordSwitch : public ::testing::Test {
     return out;
   }
 
+  // Bytes in every file of the recording so far (finished ones and OUTPUT).
+  uint64_t bytes_written() const {
+    uint64_t n = file_size(out_);
+    for (const auto& f : files()) n += file_size(f);
+    return n;
+  }
+
   // Each file on its own: perf reads it without a complaint, and sonde's
   // reader finds whole records, the fixture's build-id'd MMAP2 and the
   // kernel's map (the start-up state a switched file repeats).
@@ -218,13 +221,14 @@ TEST_F(RecordSwitch, BySizeEveryForkIsInExactlyOneFile) {
   constexpr int kSteps = 6, kChildren = 100;
   constexpr uint64_t kSize = 16 * 1024;  // ~270 bytes per child: several switches' worth
   start({"--switch-output=16K"}, kSteps, kChildren);
-  // The size is looked at where a drain pass ends: at least every 100 ms
-  // (the poll timeout) when no buffer fills. A quiet machine runs all six
-  // steps within one pass, so the steps are spaced by more than that; the
-  // passes still fall wherever the scheduler puts them.
+  // The size is looked at where a drain pass ends. A quiet machine runs
+  // all six steps within one pass, so each step waits until its children's
+  // fork samples (over 100 bytes each) are written: a pass ended between
+  // steps; the passes still fall wherever the scheduler puts them.
   for (int s = 1; s <= kSteps; ++s) {
+    const uint64_t before = bytes_written();
     step(s);
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    ASSERT_TRUE(wait_until([&] { return bytes_written() >= before + kChildren * 100; })) << read_text(stderr_);
   }
   ASSERT_EQ(finish(), 0) << read_text(stderr_);
 

@@ -141,8 +141,7 @@ TEST(RecordThreads, TidRecordsThatThread) {
   TempDir dir;
   std::string fixture = dir / "hot_loop";
   ASSERT_TRUE(compile_fixture("hot_loop.c", fixture));
-  pid_t victim = spawn({fixture, "0.6"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  pid_t victim = spawn({fixture, "0.6"});  // returns once it has exec'ed
   auto r = run({sonde_bin(), "record", "-q", "-t", std::to_string(victim), "-o", dir / "t.data"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(wait_for(victim), 0);

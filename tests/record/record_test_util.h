@@ -79,6 +79,22 @@ inline int wait_for(pid_t pid) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+// A process's command name (/proc/PID/comm), "" once it is gone.
+inline std::string comm_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  return comm;
+}
+
+// Whether a child of `parent` runs `comm` (it has exec'ed it).
+inline bool child_running(pid_t parent, const std::string& comm) {
+  std::ifstream in("/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children");
+  for (pid_t child; in >> child;)
+    if (comm_of(child) == comm) return true;
+  return false;
+}
+
 inline std::string slurp(const std::string& path) {
   auto r = run({"cat", path});
   return r.out;

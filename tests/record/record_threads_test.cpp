@@ -137,16 +137,15 @@ TEST_F(RecordThreadsDir, KillNineLeavesEveryStreamReadable) {
   pid_t rec = spawn({sonde_bin(), "record", "--threads=cpu", "-F", "1000", "-o", out_, "--", fixture_, "30"}, "/dev/null",
                     err);
   // Until every kernel stream has records past its preamble.
-  for (int i = 0; i < 500; ++i) {
+  wait_until([&] {
     auto files = streams_in(out_);
     size_t grown = 0;
     for (const auto& f : files) {
       auto facts = read_recording(f);
       if (f.find("data.") != std::string::npos && !facts.samples.empty()) ++grown;
     }
-    if (files.size() > 1 && grown == files.size() - 1) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+    return files.size() > 1 && grown == files.size() - 1;
+  });
   ::kill(rec, SIGKILL);
   EXPECT_EQ(wait_for(rec), 128 + SIGKILL);
   kill_processes_running(fixture_);  // the orphaned workload

@@ -77,9 +77,7 @@ TEST(StatRecord, KillNineKeepsCompleteRounds) {
   }
   // Header (~0.3 KiB) plus one round per 20 ms (3 records of 48/48/24
   // bytes): wait for several rounds by size, not by time.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (file_size(f) < 1200 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_until([&] { return file_size(f) >= 1200; });
   ::kill(child, SIGKILL);
   ::waitpid(child, nullptr, 0);
   ASSERT_GE(file_size(f), 1200u);

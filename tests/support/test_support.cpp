@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 namespace sonde::test {
 
@@ -132,6 +133,28 @@ std::vector<std::string> lines(const std::string& text) {
     pos = nl + 1;
   }
   return out;
+}
+
+SavedEnv::SavedEnv(const char* name) : name_(name) {
+  if (const char* v = ::getenv(name)) had_ = true, old_ = v;
+}
+
+SavedEnv::SavedEnv(const char* name, const std::string& value) : SavedEnv(name) { ::setenv(name, value.c_str(), 1); }
+
+SavedEnv::~SavedEnv() {
+  if (had_) ::setenv(name_, old_.c_str(), 1);
+  else ::unsetenv(name_);
+}
+
+bool wait_until(const std::function<bool()>& happened, std::chrono::milliseconds limit) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    if (happened()) return true;
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    // Short enough to see an event soon after it happens; long enough not
+    // to take a CPU from what is awaited.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 size_t count_lines_with(const std::string& text, const std::string& needle) {

@@ -2,6 +2,8 @@
 // scratch folders that clean up, fixtures compiled at test time with gcc.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,5 +64,30 @@ std::string first_difference(const std::string& ours, const std::string& theirs)
 std::string without_bpf_programs(const std::string& perf_header_text);
 // Number of lines containing `needle`.
 size_t count_lines_with(const std::string& text, const std::string& needle);
+
+// An environment variable saved when made and restored (or removed) when
+// the scope ends; with a value, set to it meanwhile.
+class SavedEnv {
+ public:
+  explicit SavedEnv(const char* name);
+  SavedEnv(const char* name, const std::string& value);
+  ~SavedEnv();
+  SavedEnv(const SavedEnv&) = delete;
+  SavedEnv& operator=(const SavedEnv&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// Waits for an event a test can see (a file's contents, a process's state,
+// records in a recording): polls `happened` until it returns true, and
+// returns false if it has not after `limit`. The limit only ends a hung
+// test and is never a measurement: tests wait on what they need to have
+// happened, never on a sleep, and assert no duration. The suite's one
+// polling loop.
+bool wait_until(const std::function<bool()>& happened,
+                std::chrono::milliseconds limit = std::chrono::seconds(60));
 
 }  // namespace sonde::test

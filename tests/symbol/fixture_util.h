@@ -114,13 +114,12 @@ class ChrootedProcess {
   ChrootedProcess& operator=(const ChrootedProcess&) = delete;
   pid_t pid() const { return pid_; }
   bool running() const {
-    for (int i = 0; i < 250; ++i) {
-      std::error_code ec;
-      if (std::filesystem::read_symlink("/proc/" + std::to_string(pid_) + "/exe", ec).string() == host_path_)
-        return true;
-      usleep(20000);
-    }
-    return false;
+    return test::wait_until(
+        [&] {
+          std::error_code ec;
+          return std::filesystem::read_symlink("/proc/" + std::to_string(pid_) + "/exe", ec).string() == host_path_;
+        },
+        std::chrono::seconds(5));
   }
 
  private:

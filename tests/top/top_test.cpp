@@ -65,16 +65,15 @@ class TopScreen : public ::testing::Test {
   std::string screen() { return tmux({"capture-pane", "-p", "-t", "top"}).out; }
   void keys(const std::string& k) { tmux({"send-keys", "-t", "top", k}); }
 
-  // Polls until `ok(screen)` holds, or about 30 s of tries; returns the
+  // Waits until `ok(screen)` holds (or sonde exits); returns the
   // last screen seen (or "" when it never held).
   std::string wait_screen(const std::function<bool(const std::string&)>& ok) {
-    for (int i = 0; i < 300; ++i) {
-      std::string s = screen();
-      if (ok(s)) return s;
-      if (!status().empty()) return "";  // sonde exited
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return "";
+    std::string seen;
+    bool held = wait_until([&] {
+      seen = screen();
+      return ok(seen) || !status().empty();  // or sonde exited
+    });
+    return held && ok(seen) ? seen : "";
   }
   std::string wait_text(const std::string& text) {
     return wait_screen([&](const std::string& s) { return s.find(text) != std::string::npos; });
@@ -86,7 +85,7 @@ class TopScreen : public ::testing::Test {
     return s;
   }
   std::string wait_status() {
-    for (int i = 0; i < 300 && status().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    wait_until([&] { return !status().empty(); });
     return status();
   }
   bool fixture_alive() const {
