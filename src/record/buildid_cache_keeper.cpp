@@ -1,6 +1,7 @@
 #include "record/buildid_cache_keeper.h"
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "cache/buildid_cache.h"
 #include "elf/build_id.h"
@@ -120,7 +121,9 @@ void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
     if (path == "[vdso]") {
       if (m.end > m.start) id = process_vdso_build_id(pid, m.start, m.end - m.start, vdso_scratch);
     } else if (is_file_path(path)) {
-      id = read_build_id("/proc/" + std::to_string(pid) + "/root" + path);
+      // What the process maps, not what the path names now.
+      UniqueFd fd = open_mapped_file(pid, path, {m.start, m.end, makedev(m.dev_major, m.dev_minor), m.inode});
+      if (fd) id = read_build_id(fd.get());
     }
     if (!id) return;
     std::lock_guard lock(mu_);

@@ -18,18 +18,13 @@
 #include "stat/sdt_counts.h"
 #include "stat/stat_events.h"
 #include "stat/stat_stream.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/diagnostics.h"
 
 namespace sonde::stat {
 
 namespace {
-
-uint64_t now_ns() {
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 timespec to_timespec(uint64_t ns) {
   return {static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
@@ -110,7 +105,7 @@ struct Context {
 void fill_sdt(const Context& ctx, CountTable& table) {
   if (!ctx.sdt) return;
   ctx.sdt->drain();
-  uint64_t elapsed = now_ns() - ctx.t0;
+  uint64_t elapsed = monotonic_ns() - ctx.t0;
   size_t probe = 0;
   for (size_t e = 0; e < table.events.size(); ++e)
     if (!table.events[e].sdt_spec.empty()) table.at(e, 0, 0) = {ctx.sdt->hits(probe++), elapsed, elapsed};
@@ -187,7 +182,7 @@ void wait_for_end(Context& ctx, record::Workload* w, const StopSignals& sig, Cou
       if (::read(timer.get(), &expirations, sizeof expirations) > 0) {
         counters.read(table);
         fill_sdt(ctx, table);
-        last_tick = now_ns();
+        last_tick = monotonic_ns();
         interval_tick(ctx, table, prev, ids, last_tick - t0);
       }
     }
@@ -196,7 +191,7 @@ void wait_for_end(Context& ctx, record::Workload* w, const StopSignals& sig, Cou
   if (ctx.o.interval_ms) {
     counters.read(table);
     fill_sdt(ctx, table);
-    interval_tick(ctx, table, prev, ids, now_ns() - t0);
+    interval_tick(ctx, table, prev, ids, monotonic_ns() - t0);
   }
 }
 
@@ -233,14 +228,14 @@ RunResult run_once(Context& ctx, CountTable& table, const StopSignals& sig, bool
     return c == 0 && t == 0 ? (uint64_t{1} << 62) + e : 0;
   };
   if (ctx.stat_writer && first) ctx.stat_writer->write_header(table, ids, ctx.mode, o.interval_ms);
-  uint64_t t0 = now_ns();
+  uint64_t t0 = monotonic_ns();
   ctx.t0 = t0;
   if (!workload_is_target) counters.enable();
   if (w) w->go();
   wait_for_end(ctx, w.get(), sig, counters, table, ids, t0);
   RunResult r;
   if (w) w->reap();
-  r.wall_ns = now_ns() - t0;
+  r.wall_ns = monotonic_ns() - t0;
   counters.disable();
   counters.read(table);
   fill_sdt(ctx, table);
