@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "analysis/directory_reader.h"
+#include "analysis/reading_outcome.h"
 #include "commands.h"
 #include "format/attr_text.h"
 #include "format/session.h"
@@ -42,11 +43,11 @@ void run_evlist(const EvlistArgs& a) {
   // perf's hint when there are tracepoints (sonde has no --trace-fields yet:
   // `sonde list` and `script -F trace` show the fields).
   bool tracepoints = false;
-  for (const auto& e : session.events()) tracepoints |= e.attr.type == 2;  // PERF_TYPE_TRACEPOINT
+  for (const auto& e : session.events()) tracepoints |= e.kind == format::EventKind::kTracepoint;
   if (tracepoints) out += "# Tip: use 'perf evlist --trace-fields' to show fields for tracepoint events\n";
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0)
     throw_runtime("cannot write the event list");
-  if (!reader->error().empty()) throw_runtime("{}: {}", input, reader->error());
+  analysis::throw_if_stopped(analysis::outcome_of(*reader), input);  // the reading policy's stop
 }
 
 }  // namespace

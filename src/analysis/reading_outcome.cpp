@@ -24,10 +24,17 @@ std::string incomplete_tail_text(std::string_view what, uint64_t bytes) {
   return fmt::format("{} ends with an incomplete record; ignored its last {} bytes", what, bytes);
 }
 
+std::vector<std::string> reading_notes(const ReadingOutcome& o, std::string_view what) {
+  std::vector<std::string> lines;
+  if (o.lost_samples) lines.push_back(fmt::format("{} samples were lost while recording", o.lost_samples));
+  if (o.bad_samples)
+    lines.push_back(fmt::format("skipped {} malformed samples (first: {})", o.bad_samples, o.first_bad_sample));
+  if (o.truncated_bytes) lines.push_back(incomplete_tail_text(what, o.truncated_bytes));
+  return lines;
+}
+
 void conclude_reading(const ReadingOutcome& o, std::string_view input, std::string_view what) {
-  if (o.lost_samples) note("{} samples were lost while recording", o.lost_samples);
-  if (o.bad_samples) note("skipped {} malformed samples (first: {})", o.bad_samples, o.first_bad_sample);
-  if (o.truncated_bytes) note(std::string_view(incomplete_tail_text(what, o.truncated_bytes)));
+  for (const auto& line : reading_notes(o, what)) note(std::string_view(line));
   throw_if_stopped(o, input);
 }
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sonde::format {
 class RecordReader;
@@ -42,6 +43,10 @@ ReadingOutcome outcome_of(const format::RecordReader& reader);
 // "WHAT ends with an incomplete record; ignored its last N bytes" (WHAT: "the
 // recording", or one file of a directory).
 std::string incomplete_tail_text(std::string_view what, uint64_t bytes);
+
+// The notes' lines (lost, malformed, incomplete tail), for an output that
+// says them after its own (annotate); conclude_reading says them at once.
+std::vector<std::string> reading_notes(const ReadingOutcome& outcome, std::string_view what = "the recording");
 
 // The notes (lost, malformed, incomplete tail) to the diagnostics sink;
 // then, if a malformed record stopped the reading, throws the Runtime error

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analysis/directory_reader.h"
+#include "analysis/reading_outcome.h"
 #include "analysis/recording_walker.h"
 #include "analysis/symbol_resolver.h"
 #include "analysis/unwind_policy.h"
@@ -23,13 +24,10 @@ std::vector<EventHists> collect_hists(const std::string& input, Symbolizer& symb
   const auto& st = walker.stats();
   if (const analysis::DwarfUnwinder* u = walker.unwinder(); u && !u->note().empty()) notes.push_back(u->note());
   if (!walker.jit_note().empty()) notes.push_back(walker.jit_note());
-  if (st.lost_samples) notes.push_back(fmt::format("{} samples were lost while recording", st.lost_samples));
-  if (st.bad_samples)
-    notes.push_back(fmt::format("skipped {} malformed samples (first: {})", st.bad_samples, st.first_bad_sample));
-  if (st.truncated_bytes)
-    notes.push_back(fmt::format("the recording ends with an incomplete record; ignored its last {} bytes",
-                                st.truncated_bytes));
-  if (!st.stop_error.empty()) throw_runtime("{}: {}", input, st.stop_error);
+  // The reading policy's notes, said after the listing; its stop, at once.
+  const analysis::ReadingOutcome outcome = analysis::outcome_of(st);
+  for (auto& line : analysis::reading_notes(outcome)) notes.push_back(std::move(line));
+  analysis::throw_if_stopped(outcome, input);
   return collector.take();
 }
 
