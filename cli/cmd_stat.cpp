@@ -14,6 +14,7 @@
 #include "number_options.h"
 #include "reading_options.h"
 #include "stat/stat_session.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -134,6 +135,7 @@ void run(const StatArgs& a, const CLI::App& cmd, bool record, int& exit_code) {
   if (record) o.record_path = a.record_output;
   TextOutput out;
   open_text_output(out, record ? "" : a.output, a.append, a.quiet);
+  set_diagnostics_quiet(a.quiet);  // as perf stat -q: no warnings or messages either
   // One fd per event, CPU and thread: -a --per-thread opens thousands. As
   // perf, the soft limit is raised to the hard one (the CLI's to change).
   kernel::raise_open_file_limit();
