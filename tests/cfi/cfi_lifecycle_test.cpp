@@ -46,7 +46,11 @@ TEST(CfiLifecycle, NothingStaysAfterSigint) {
   BpfIds ids;
   pid_t rec = start_recorder(dir / "b.data", "100000000", ids);
   ASSERT_FALSE(ids.progs.empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Until a stack walked to its root is in the file.
+  EXPECT_TRUE(wait_until([&] {
+    auto s = run({sonde_bin(), "script", "-i", dir / "b.data", "-F", "ip,sym"});
+    return count_lines_with(s.out, "__libc_start_call_main") > 0;
+  }));
   kill(rec, SIGINT);
   int st = wait_status(rec);
   EXPECT_TRUE(WIFEXITED(st)) << st;
@@ -61,7 +65,11 @@ TEST(CfiLifecycle, NothingStaysAfterSigkill) {
   BpfIds ids;
   pid_t rec = start_recorder(dir / "c.data", "100000000", ids);
   ASSERT_FALSE(ids.progs.empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Until samples are in the file: the program runs on them.
+  EXPECT_TRUE(wait_until([&] {
+    auto s = run({sonde_bin(), "script", "-i", dir / "c.data", "-F", "ip"});
+    return !s.out.empty();
+  }));
   std::ifstream in("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) + "/children");
   std::string child;
   in >> child;

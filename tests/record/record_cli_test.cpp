@@ -33,7 +33,7 @@ TEST(RecordCli, BadInputIsOneLineWithTheDocumentedExitCodeAndNoOutputFile) {
       {{"-C", "3-1"}, 2, "invalid CPU list '3-1'"},
       {{"-C", "4095"}, 2, "is not online"},
       {{"-m", "3"}, 2, "power of two"},
-      {{"--call-graph", "xyz"}, 2, "unsupported --call-graph 'xyz' (fp, dwarf[,SIZE] or lbr)"},
+      {{"--call-graph", "xyz"}, 2, "unsupported --call-graph 'xyz' (fp, dwarf[,SIZE], cfi or lbr)"},
       {{"--call-graph", "dwarf,100"}, 2, "multiple of 8 from 8 to 65528"},
       {{"--call-graph", "dwarf,0"}, 2, "multiple of 8 from 8 to 65528"},
       {{"--call-graph", "dwarf,65536"}, 2, "multiple of 8 from 8 to 65528"},
