@@ -113,21 +113,33 @@ std::string where_clause(const StoreUrl& url, int64_t now_unix) {
     } else if (key == "since" || key == "until") {
       where += fmt::format(" AND bucket {} toDateTime({})", key == "since" ? ">=" : "<",
                            parse_time_param(key, value, now_unix));
+    } else if (key == "timeout") {
+      continue;  // not a condition: how long to wait for the store (request_timeout)
     } else if (key.starts_with("label.") && key.size() > 6) {
       where += " AND " + condition("label_values[indexOf(label_keys, " + ClickHouse::quote(key.substr(6)) + ")]", value);
     } else {
       throw_usage("store URL: unknown parameter '{}' (host, service, since, until, build_id, recording, event, comm, "
-                  "label.KEY)",
+                  "label.KEY, timeout)",
                   key);
     }
   }
   return where;
 }
 
+std::chrono::seconds request_timeout(const StoreUrl& url) {
+  auto it = url.params.find("timeout");
+  if (it == url.params.end()) return std::chrono::seconds(30);
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(it->second.c_str(), &end, 10);
+  if (it->second.empty() || !std::isdigit(static_cast<unsigned char>(it->second[0])) || *end || v == 0 || v > 86400)
+    throw_usage("store URL: timeout='{}' is not 1..86400 seconds", it->second);
+  return std::chrono::seconds(v);
+}
+
 analysis::Profile load_fleet_profile(const std::string& url_text) {
   const StoreUrl url = parse_store_url(url_text);
   const std::string where = where_clause(url, int64_t(::time(nullptr)));
-  const ClickHouse ch(url);
+  const ClickHouse ch(url, request_timeout(url));
   const std::string samples = url.database + ".sonde_samples FINAL WHERE " + where;
   auto rows = ch.rows(
       "SELECT event, any(event_unit), any(sample_type), min(attr_index), comm, pid, tid, any(cpu), stack_id, "

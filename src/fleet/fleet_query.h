@@ -3,6 +3,7 @@
 // Profile that report, convert and diff print for a file.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,9 +14,13 @@
 namespace sonde::fleet {
 
 // host, service, build_id, recording, event, comm, label.KEY (globs * ?),
-// since, until (30s, 15m, 2h, 7d before now_unix, or unix seconds).
+// since, until (30s, 15m, 2h, 7d before now_unix, or unix seconds); timeout
+// is accepted and left out (request_timeout).
 // Unknown parameters and malformed values are usage errors.
 std::string where_clause(const StoreUrl& url, int64_t now_unix);
+// The URL's timeout=SECONDS (default 30): how long a reader waits for each
+// answer; a usage error unless 1..86400.
+std::chrono::seconds request_timeout(const StoreUrl& url);
 // "2h" -> now - 7200; "1733400000" -> itself.
 int64_t parse_time_param(const std::string& key, const std::string& value, int64_t now_unix);
 // A glob as an anchored RE2 pattern (what ClickHouse's match() takes).

@@ -56,6 +56,17 @@ TEST(FleetQuery, ParametersBecomeConditions) {
   EXPECT_NE(usage_message([&] { where_clause(parse_store_url("clickhouse://h/d?x=1"), 0); }).find("unknown parameter 'x'"),
             std::string::npos);
   EXPECT_NE(usage_message([] { parse_time_param("since", "2w", 0); }).find("not a duration"), std::string::npos);
+  // Bounded to ClickHouse's DateTime: no overflow of the count times its unit.
+  EXPECT_NE(usage_message([] { parse_time_param("since", "9223372036854775807d", 10000); }).find("not a duration"),
+            std::string::npos);
+  EXPECT_NE(usage_message([] { parse_time_param("since", "2d", 10000); }).find("before 1970"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_time_param("since", "-5", 10000); }).find("not a duration"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_time_param("since", "4294967296", 10000); }).find("not a duration"),
+            std::string::npos);
+  EXPECT_EQ(parse_time_param("until", "4294967295", 10000), 4294967295);
+  EXPECT_EQ(request_timeout(parse_store_url("clickhouse://h/d?timeout=5")), std::chrono::seconds(5));
+  EXPECT_NE(usage_message([] { request_timeout(parse_store_url("clickhouse://h/d?timeout=5s")); }).find("timeout='5s'"),
+            std::string::npos);
 }
 
 TEST(FleetAnswers, TabSeparatedAndChunked) {
