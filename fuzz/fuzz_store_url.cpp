@@ -12,9 +12,12 @@
 
 namespace {
 
-// The characters the clause's own text (outside literals) is made of.
+// The characters the clause's own text (outside literals) is made of:
+// names, numbers, comparisons, calls. No quote, semicolon, comment or
+// operator a value could smuggle in.
 bool clause_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || std::string_view(" ()=<>,[]_ANDT").find(c) != std::string_view::npos;
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view(" ()=<>,[]_").find(c) != std::string_view::npos;
 }
 
 void check_quoting(const std::string& where) {

@@ -154,6 +154,8 @@ if gcc -O1 -o "$tmp/jit_cfi" "$root/tests/fixtures/jit_cfi.c" 2>/dev/null; then
   for f in "$tmp"/jit-*.dump; do [ -f "$f" ] && cp "$f" "$seeds/fuzz_jitdump/cfi"; done
   rm -f "$tmp"/jit-*.dump
 fi
+cp "$root"/tests/fleet/corpus/fuzz_store_url/* "$seeds/fuzz_store_url/" 2>/dev/null
+cp "$root"/tests/fleet/corpus/fuzz_store_answers/* "$seeds/fuzz_store_answers/" 2>/dev/null
 # Fleet store URLs and what a store answers (fuzz_store_answers: the first
 # byte picks HTTP answer, chunked body, or the readers' two TSV answers).
 printf 'clickhouse://127.0.0.1:8123/prof?service=api&host=web-*&since=2h&until=1700000000&label.zone=e%%2A&build_id=ab' >"$seeds/fuzz_store_url/url"

@@ -33,6 +33,10 @@ TEST(FleetUrl, ParsesHostPortDatabaseAndParameters) {
   EXPECT_EQ(u.params.at("host"), "web-*");
   EXPECT_EQ(u.params.at("label.zone"), "eu");
   EXPECT_EQ(parse_store_url("clickhouse://db.local/p").port, 8123);
+  auto v6 = parse_store_url("clickhouse://[::1]:9000/p");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 9000);
+  EXPECT_EQ(parse_store_url("clickhouse://[fe80::1]/p").host, "fe80::1");
 }
 
 TEST(FleetUrl, RejectsWhatIsNotAStore) {
@@ -41,6 +45,9 @@ TEST(FleetUrl, RejectsWhatIsNotAStore) {
   EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h:0/d"); }).find("port '0'"), std::string::npos);
   EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h/d;drop"); }).find("not a name"), std::string::npos);
   EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h/d?novalue"); }).find("not KEY=VALUE"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://[::1/d"); }).find("[IPv6 address]"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://[::1]x/d"); }).find("':PORT' must follow"),
+            std::string::npos);
 }
 
 TEST(FleetQuery, ParametersBecomeConditions) {
