@@ -172,6 +172,7 @@ TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
       {{"push", "-i", path("base.data"), "--to", db + "?host=a"}, 2, "no query parameters when pushing"},
       {{"report", "-i", db, "--stats"}, 2, "need a recording, not a store"},
       {{"convert", "-i", db, "--to", "perf", "-o", path("x.data")}, 2, "needs a recording, not a store"},
+      {{"script", "-i", db}, 2, "script: needs a recording, not a store: a store keeps aggregates"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> argv = {sonde_bin()};
