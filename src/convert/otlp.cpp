@@ -9,8 +9,6 @@
 // packed), so `protoc --decode | protoc --encode` gives them back
 // (tests/fleet/otlp_test.cpp). Not compressed: ProfilesData has the fields
 // of an OTLP ExportProfilesServiceRequest, the body a collector takes.
-#include <protozero/basic_pbf_builder.hpp>
-#include <protozero/buffer_string.hpp>
 
 #include <climits>
 #include <string>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "convert/convert.h"
+#include "convert/proto3_fields.h"
 #include "format/event_kind.h"
 #include "util/error.h"
 
@@ -54,17 +53,9 @@ enum class Function : Tag { name_strindex = 1, system_name_strindex = 2, filenam
 enum class Stack : Tag { location_indices = 1 };
 enum class Attribute : Tag { key_strindex = 1, value = 2 };
 
-template <typename Fields>
-using Builder = protozero::basic_pbf_builder<std::string, Fields>;
-
-template <typename Fields>
-void put_int(Builder<Fields>& m, Fields f, int64_t v) {
-  if (v != 0) m.add_int64(f, v);
-}
-template <typename Fields>
-void put_uint(Builder<Fields>& m, Fields f, uint64_t v) {
-  if (v != 0) m.add_uint64(f, v);
-}
+using proto3::Builder;
+using proto3::put_int64;
+using proto3::put_uint64;
 // protozero drops a nested message left empty; protobuf writes it.
 template <typename Parent>
 void put_empty(Builder<Parent>& m, Parent f) {
@@ -170,14 +161,14 @@ void write_profile(pb::Builder<pb::ScopeProfiles>& scope, const analysis::Profil
   const auto [type, unit] = sample_type(p.events[event]);
   {
     pb::Builder<pb::ValueType> vt{prof, pb::Profile::sample_type};
-    pb::put_int(vt, pb::ValueType::type_strindex, t.strings.id(type));
-    pb::put_int(vt, pb::ValueType::unit_strindex, t.strings.id(unit));
+    pb::put_int64(vt, pb::ValueType::type_strindex, t.strings.id(type));
+    pb::put_int64(vt, pb::ValueType::unit_strindex, t.strings.id(unit));
   }
   std::vector<int32_t> attrs;
   for (const auto& s : p.samples) {
     if (s.event != event) continue;
     pb::Builder<pb::Sample> ps{prof, pb::Profile::samples};
-    pb::put_int(ps, pb::Sample::stack_index, t.stacks.of(s.stack));
+    pb::put_int64(ps, pb::Sample::stack_index, t.stacks.of(s.stack));
     attrs = {t.attributes.of("process.pid", s.pid), t.attributes.of("thread.id", s.tid),
              t.attributes.of("thread.name", p.str(s.comm)), t.attributes.of("cpu.logical_number", s.cpu)};
     ps.add_packed_int32(pb::Sample::attribute_indices, attrs.begin(), attrs.end());
@@ -186,8 +177,8 @@ void write_profile(pb::Builder<pb::ScopeProfiles>& scope, const analysis::Profil
   }
   {
     pb::Builder<pb::ValueType> vt{prof, pb::Profile::period_type};
-    pb::put_int(vt, pb::ValueType::type_strindex, t.strings.id(type));
-    pb::put_int(vt, pb::ValueType::unit_strindex, t.strings.id(unit));
+    pb::put_int64(vt, pb::ValueType::type_strindex, t.strings.id(type));
+    pb::put_int64(vt, pb::ValueType::unit_strindex, t.strings.id(unit));
   }
   prof.add_bytes(pb::Profile::profile_id, profile_id(p, event));
 }
@@ -218,10 +209,10 @@ void write_mappings(pb::Builder<pb::Dictionary>& dict, const analysis::Profile& 
       continue;
     }
     pb::Builder<pb::Mapping> pm{dict, pb::Dictionary::mapping_table};
-    pb::put_uint(pm, pb::Mapping::memory_start, m.start);
-    pb::put_uint(pm, pb::Mapping::memory_limit, m.end);
-    pb::put_uint(pm, pb::Mapping::file_offset, m.pgoff);
-    pb::put_int(pm, pb::Mapping::filename_strindex, file);
+    pb::put_uint64(pm, pb::Mapping::memory_start, m.start);
+    pb::put_uint64(pm, pb::Mapping::memory_limit, m.end);
+    pb::put_uint64(pm, pb::Mapping::file_offset, m.pgoff);
+    pb::put_int64(pm, pb::Mapping::filename_strindex, file);
     if (m.build_id) {
       const int32_t a = t.attributes.of("process.executable.build_id.gnu", p.str(m.build_id));
       pm.add_packed_int32(pb::Mapping::attribute_indices, &a, &a + 1);
@@ -248,12 +239,12 @@ void write_locations(pb::Builder<pb::Dictionary>& dict, const analysis::Profile&
       continue;
     }
     pb::Builder<pb::Location> pl{dict, pb::Dictionary::location_table};
-    pb::put_int(pl, pb::Location::mapping_index, mapped ? int64_t{loc.mapping} + 1 : 0);
-    pb::put_uint(pl, pb::Location::address, loc.address);
+    pb::put_int64(pl, pb::Location::mapping_index, mapped ? int64_t{loc.mapping} + 1 : 0);
+    pb::put_uint64(pl, pb::Location::address, loc.address);
     for (const auto& l : lines) {
       pb::Builder<pb::Line> line{pl, pb::Location::lines};
-      pb::put_int(line, pb::Line::function_index, int64_t{l.function} + 1);
-      pb::put_int(line, pb::Line::line, l.line);
+      pb::put_int64(line, pb::Line::function_index, int64_t{l.function} + 1);
+      pb::put_int64(line, pb::Line::line, l.line);
     }
   }
 }
@@ -268,9 +259,9 @@ void write_functions(pb::Builder<pb::Dictionary>& dict, const analysis::Profile&
       continue;
     }
     pb::Builder<pb::Function> pf{dict, pb::Dictionary::function_table};
-    pb::put_int(pf, pb::Function::name_strindex, name);
-    pb::put_int(pf, pb::Function::system_name_strindex, raw);
-    pb::put_int(pf, pb::Function::filename_strindex, file);
+    pb::put_int64(pf, pb::Function::name_strindex, name);
+    pb::put_int64(pf, pb::Function::system_name_strindex, raw);
+    pb::put_int64(pf, pb::Function::filename_strindex, file);
   }
 }
 
@@ -279,7 +270,7 @@ void write_attributes(pb::Builder<pb::Dictionary>& dict, const Tables& t) {
   for (size_t i = 1; i < t.attributes.entries().size(); ++i) {
     const auto& e = t.attributes.entries()[i];
     pb::Builder<pb::Attribute> a{dict, pb::Dictionary::attribute_table};
-    pb::put_int(a, pb::Attribute::key_strindex, e.key);
+    pb::put_int64(a, pb::Attribute::key_strindex, e.key);
     pb::Builder<pb::AnyValue> v{a, pb::Attribute::value};
     // A oneof member is written even when zero.
     if (e.is_int) v.add_int64(pb::AnyValue::int_value, e.number);

@@ -30,12 +30,13 @@ bool HitArgs::probe_fields(const format::Sample& s, Labels& out) {
   if (it == formats_.end() || !it->second.system.starts_with("probe")) return false;
   format::TracepointFormat one = it->second;
   for (const auto& f : it->second.fields) {
+    if (f.name.starts_with("__")) continue;  // __probe_ip: a runtime address, one row per process
     one.fields = {f};
     const std::string text = format::format_tracepoint_fields(one, s.raw);
     const size_t eq = text.find('=');
     out.emplace_back(f.name, eq == std::string::npos ? "" : text.substr(eq + 1));
   }
-  return true;
+  return !out.empty();
 }
 
 uint32_t HitArgs::of(const format::Sample& s) {

@@ -1,8 +1,9 @@
 // A probe hit's arguments as labels of the rows `sonde push` writes: an SDT
 // hit's (its RAW payload, decoded by a function the CLI passes in, as for
 // the timeline: fleet does not decode SDT payloads) and a `sonde probe`
-// event's tracepoint fields (probe* groups; other tracepoints' fields stay
-// out: sched_switch's pids would make one row per value). Each distinct
+// event's tracepoint fields (probe* groups, without __probe_ip; other
+// tracepoints' fields stay out: sched_switch's pids would make one row per
+// value). Each distinct
 // list of arguments gets a small index, which the rows' aggregation keys on.
 #pragma once
 

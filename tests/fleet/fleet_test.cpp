@@ -150,6 +150,25 @@ TEST_F(Fleet, ProbeHitsCarryTheirArgumentsAsLabels) {
   EXPECT_NE(all.out.find("# Samples: 3  of event '%sfix:consts'"), std::string::npos) << all.out;
 }
 
+// A `sonde probe` event's fields go as labels named after them. The group
+// is this test's own (probe_fleetprobe), removed at the end.
+TEST_F(Fleet, SondeProbeHitsCarryTheirFieldsAsLabels) {
+  ASSERT_TRUE(compile_fixture("probe_args.c", *dir_ / "fleetprobe", "-O0 -g"));
+  struct Cleanup {
+    ~Cleanup() { run({sonde_bin(), "probe", "-q", "-d", "probe_fleetprobe:*"}); }
+  } cleanup;
+  auto def = run({sonde_bin(), "probe", "-x", *dir_ / "fleetprobe", "handle_request flags"});
+  ASSERT_EQ(def.exit_code, 0) << def.err;
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "probe_fleetprobe:handle_request", "-o", path("probe.data"), "--",
+                  *dir_ / "fleetprobe", "3"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto p = run({sonde_bin(), "push", "-i", path("probe.data"), "--to", server_->url("probed"), "--host", "h"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(server_->query("SELECT label_keys, label_values, sum(count) FROM probed.sonde_samples FINAL GROUP BY "
+                           "label_keys, label_values ORDER BY label_values FORMAT TabSeparated"),
+            "['flags']\t['0']\t1\n['flags']\t['1']\t1\n['flags']\t['2']\t1\n");
+}
+
 TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
   struct Case {
     std::vector<std::string> args;
