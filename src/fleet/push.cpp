@@ -28,15 +28,24 @@ int64_t clock_ns(clockid_t id) {
   return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-// The build-id of the outermost user frame's object: the program itself
-// for a stack that reaches main, which is what a deploy changes.
+bool is_library(std::string_view path) {
+  const std::string_view base = path.substr(path.rfind('/') + 1);
+  return base.empty() || base[0] == '[' || base.find(".so") != std::string_view::npos;
+}
+
+// The build-id of the program, which a deploy changes: the outermost user
+// frame in an executable (not a library: a stack that reaches main ends in
+// libc's __libc_start_call_main), else the outermost user frame's object.
 std::string root_build_id(const analysis::Profile& p, uint32_t leaf) {
-  std::string id;
+  std::string program, outermost;
   for (uint32_t n = leaf; n != UINT32_MAX; n = p.nodes[n].parent) {
     const auto& loc = p.locations[p.nodes[n].location];
-    if (!loc.kernel && loc.mapping != UINT32_MAX) id = std::string(p.str(p.mappings[loc.mapping].build_id));
+    if (loc.kernel || loc.mapping == UINT32_MAX) continue;
+    const auto& m = p.mappings[loc.mapping];
+    outermost = std::string(p.str(m.build_id));
+    if (!is_library(p.str(m.path))) program = outermost;
   }
-  return id;
+  return program.empty() ? outermost : program;
 }
 
 // The push's labels, then the row's probe hit arguments; args_id tells

@@ -117,10 +117,36 @@ TEST_F(Fleet, TwoHostsSumAndADiffOfTwoRangesShowsWhatGrew) {
   auto t = run({sonde_bin(), "diff", server_->url("two") + "?until=2h", server_->url("two") + "?since=1h"});
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_TRUE(std::regex_search(t.out, std::regex("\\+[0-9.]+%  two_mix +\\[\\.\\] mix_b"))) << t.out;
-  // convert reads the store too.
+  // convert reads the store too: folded stacks, and the page over the fleet.
   auto c = run({sonde_bin(), "convert", "-i", server_->url("two") + "?host=web-2", "--to", "folded", "-o", "-"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_NE(c.out.find("mix_b"), std::string::npos) << c.out;
+  auto h = run({sonde_bin(), "convert", "-i", server_->url("two") + "?service=api", "--to", "html", "-o", path("fleet.html")});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  std::ifstream page(path("fleet.html"));
+  const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("mix_b"), std::string::npos);
+}
+
+// "What got slower after the deploy": two builds of the program (another
+// build-id), selected by build_id in the URL.
+TEST_F(Fleet, ADiffOfTwoBuildsShowsWhatGrew) {
+  ASSERT_TRUE(compile_fixture("two_mix.c", *dir_ / "two_mix_v2", "-fno-omit-frame-pointer -O1"));
+  auto rec = run({sonde_bin(), "record", "-q", "-g", "-o", path("v2.data"), "--", *dir_ / "two_mix_v2", "0.6", "20"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(push("base.data", "builds", "web-1", now() - 1200).exit_code, 0);
+  ASSERT_EQ(push("v2.data", "builds", "web-1", now() - 600).exit_code, 0);
+  const std::string old_id = server_->query("SELECT any(build_id) FROM builds.sonde_samples FINAL WHERE bucket < now() - "
+                                            "900 AND comm = 'two_mix' FORMAT TabSeparated");
+  const std::string new_id = server_->query("SELECT any(build_id) FROM builds.sonde_samples FINAL WHERE bucket >= now() - "
+                                            "900 AND comm = 'two_mix_v2' FORMAT TabSeparated");
+  ASSERT_EQ(old_id.size(), 41u) << old_id;  // 40 hex digits and a newline
+  ASSERT_EQ(new_id.size(), 41u) << new_id;
+  ASSERT_NE(old_id, new_id);
+  const std::string url = server_->url("builds") + "?build_id=";
+  auto d = run({sonde_bin(), "diff", url + old_id.substr(0, 40), url + new_id.substr(0, 40), "--sort", "sym"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_TRUE(std::regex_search(d.out, std::regex("\\+[0-9.]+% +.*mix_b"))) << d.out;
 }
 
 // SDT hits go with their arguments as labels: one row per distinct list of
