@@ -23,6 +23,9 @@
 
 namespace sonde::convert {
 
+// Named, so that a unity build of the module (pprof.cpp's anonymous `pb`,
+// its table writers) keeps this file's names apart.
+namespace otlp {
 namespace {
 
 namespace pb {
@@ -312,9 +315,10 @@ std::string encode(const analysis::Profile& p) {
 }
 
 }  // namespace
+}  // namespace otlp
 
 void write_otlp(const analysis::Profile& p, std::ostream& out) {
-  const std::string raw = encode(p);
+  const std::string raw = otlp::encode(p);
   if (raw.size() > INT_MAX) throw_runtime("otlp: cannot serialize the profile (over 2 GiB)");
   out.write(raw.data(), static_cast<std::streamsize>(raw.size()));
   if (!out) throw_runtime("otlp: cannot write the output");
