@@ -53,6 +53,8 @@ out=$scratch/section.md
 {
   echo "Build: RelWithDebInfo (scripts/build.sh). ClickHouse 18.16 (Debian 12) on the same 2-core VM. One recording of"
   echo "the demo workload ($per_push samples, call chains) pushed as $hosts hosts, repeatedly (other --start) until the total."
+  echo "A push is the whole \`sonde push\`: read, symbolize, aggregate per 60 s bucket, send. Load average at the start:"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg) (other sessions share the 2 cores)."
   echo
   echo "| samples stored | pushes | push samples/s | bytes sent/sample | rows/sample | report, whole fleet (s) | report, one host (s) | report, host glob of 10 (s) |"
   echo "|---|---|---|---|---|---|---|---|"
@@ -71,9 +73,11 @@ for total in $totals; do
   t1=$EPOCHREALTIME
   rows=$(q "SELECT count() FROM $db.sonde_samples")
   url="clickhouse://127.0.0.1:$http/$db"
-  all() { "$sonde" report -i "$url" >/dev/null; }
-  one() { "$sonde" report -i "$url?host=h-7" >/dev/null; }
-  glob() { "$sonde" report -i "$url?host=h-1?" >/dev/null; }
+  # The URL written into each function: measure_once reruns it in a fresh
+  # shell (for its peak RSS) that knows only sonde, rec, demo and scratch.
+  eval "all() { \"\$sonde\" report -i '$url' >/dev/null; }"
+  eval "one() { \"\$sonde\" report -i '$url?host=h-7' >/dev/null; }"
+  eval "glob() { \"\$sonde\" report -i '$url?host=h-1?' >/dev/null; }"
   ta=$(measure_median all | cut -d' ' -f1); to=$(measure_median one | cut -d' ' -f1); tg=$(measure_median glob | cut -d' ' -f1)
   awk -v s="$samples" -v p="$pushes" -v t0="$t0" -v t1="$t1" -v b="$bytes" -v r="$rows" -v ta="$ta" -v to="$to" -v tg="$tg" \
     'BEGIN { printf "| %d | %d | %.0f | %.2f | %.3f | %s | %s | %s |\n", s, p, s / (t1 - t0), b / s, r / s, ta, to, tg }' >>"$out"

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "fleet/agent.h"
+#include "probe/sdt_format.h"
 #include "reading_options.h"
 #include "util/error.h"
 
@@ -40,6 +41,7 @@ void run_agent_command(const AgentArgs& a, int& exit_code) {
   o.push.host = a.host.empty() ? fleet::this_host_name() : a.host;
   o.push.bucket_seconds = a.bucket;
   o.push.attempts = 1;  // the agent's own back-off retries
+  o.push.sdt_args = probe::sdt_extra_fields;  // SDT hits' arguments become labels
   o.max_files = a.max_files;
   o.record_pid = a.pid;
   o.drain = a.drain;

@@ -88,6 +88,9 @@ void export_profile(convert::Format fmt, const analysis::Profile& p, const analy
     case convert::Format::kPprof:
       convert::write_pprof(p, out);
       break;
+    case convert::Format::kOtlp:
+      convert::write_otlp(p, out);
+      break;
     case convert::Format::kFolded: {
       convert::FoldedOptions fo;
       fo.comm_frame = a.comm_frame;
@@ -231,7 +234,7 @@ void run_convert(const ConvertArgs& a) {
 
 void register_convert(CLI::App& app, int& /*exit_code*/) {
   auto a = std::make_shared<ConvertArgs>();
-  auto* cmd = app.add_subcommand("convert", "Convert a recording to pprof, folded stacks, speedscope or an HTML flame graph");
+  auto* cmd = app.add_subcommand("convert", "Convert a recording to pprof, folded stacks, speedscope, an HTML flame graph or OTLP profiles");
   cmd->add_option("-i,--input", a->input, "Recording to read (file or pipe mode), - for standard input")->capture_default_str();
   cmd->add_option("--to", a->to, "Output format: " + convert::format_names());
   cmd->add_option("-o,--output", a->output, "Output file, - for standard output");

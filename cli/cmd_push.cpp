@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "fleet/push.h"
 #include "fleet/store_url.h"
+#include "probe/sdt_format.h"
 #include "reading_options.h"
 #include "util/error.h"
 
@@ -33,6 +34,7 @@ void run_push(PushArgs& a) {
   if (a.o.service.empty()) throw_usage("push: --service must not be empty");
   if (a.o.host.empty()) a.o.host = fleet::this_host_name();
   a.o.start_unix = a.start;
+  a.o.sdt_args = probe::sdt_extra_fields;  // SDT hits' arguments become labels
   const std::string input = a.input.empty() ? default_recording() : a.input;
   if (fleet::is_store_url(input)) throw_usage("push: -i must be a recording, not a store");
   Symbolizer symbolizer(a.symbols.options(input));

@@ -3,6 +3,7 @@
 
 #include "analysis/directory_reader.h"
 #include "commands.h"
+#include "fleet/store_url.h"
 #include "reading_options.h"
 #include "format/stream_reader.h"
 #include "probe/sdt_format.h"
@@ -54,6 +55,9 @@ void run_script(const ScriptArgs& args) {
   analysis::TimeSpec time;
   if (!args.time.empty()) time = analysis::TimeSpec::parse(args.time);
   const std::string input = args.input.empty() ? default_recording() : args.input;
+  if (fleet::is_store_url(input))
+    throw_usage("script: needs a recording, not a store: a store keeps aggregates, not each sample (docs/fleet.md); "
+                "use report or convert");
   script::ScriptOptions opts;
   opts.filter.comms = args.comms;
   opts.filter.pids = args.pids;

@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sonde="$build/cli/sonde"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_symbol_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble fuzz_stat_stream fuzz_probe_text; do
+for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_symbol_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble fuzz_stat_stream fuzz_probe_text fuzz_store_url fuzz_store_answers; do
   mkdir -p "$seeds/$f"
 done
 
@@ -154,6 +154,15 @@ if gcc -O1 -o "$tmp/jit_cfi" "$root/tests/fixtures/jit_cfi.c" 2>/dev/null; then
   for f in "$tmp"/jit-*.dump; do [ -f "$f" ] && cp "$f" "$seeds/fuzz_jitdump/cfi"; done
   rm -f "$tmp"/jit-*.dump
 fi
+cp "$root"/tests/fleet/corpus/fuzz_store_url/* "$seeds/fuzz_store_url/" 2>/dev/null
+cp "$root"/tests/fleet/corpus/fuzz_store_answers/* "$seeds/fuzz_store_answers/" 2>/dev/null
+# Fleet store URLs and what a store answers (fuzz_store_answers: the first
+# byte picks HTTP answer, chunked body, or the readers' two TSV answers).
+printf 'clickhouse://127.0.0.1:8123/prof?service=api&host=web-*&since=2h&until=1700000000&label.zone=e%%2A&build_id=ab' >"$seeds/fuzz_store_url/url"
+printf '\000HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n1\t2\n\r\n0\r\n\r\n' >"$seeds/fuzz_store_answers/http"
+printf '\001a\r\n0123456789\r\n0\r\n\r\n' >"$seeds/fuzz_store_answers/chunked"
+frame=$(printf '0\0371\037/bin/w\037ab12\037main\037main\0371\037w.c\0374010a0\0370a0\0370')
+printf '\002cpu-clock\tnanoseconds\t7\t0\tw\t5\t5\t0\t99\t3\t3000\t1700000000\n\000%s\t%s\036%s\n' 99 "$frame" "$frame" >"$seeds/fuzz_store_answers/tsv"
 if command -v node >/dev/null; then
   (cd "$tmp" && node --perf-prof -e 'let s = 0; for (let i = 0; i < 1e5; i++) s += i;' >/dev/null 2>&1)
   for f in "$tmp"/jit-*.dump; do [ -f "$f" ] && head -c 60000 "$f" >"$seeds/fuzz_jitdump/node"; done

@@ -21,6 +21,7 @@ TEST_PACKAGES=(
   llvm libclang-rt-14-dev golang-go chromium chromium-driver nodejs
   # test-only: the fleet store the clickhouse-labelled tests start (docs/fleet.md)
   clickhouse-server clickhouse-client
+  protobuf-compiler  # test-only: protoc decodes convert --to otlp against the OTLP profiles schema (tests/fleet)
 )
 packages=("${BUILD_PACKAGES[@]}")
 [ "${1:-}" = "--build" ] || packages+=("${TEST_PACKAGES[@]}")

@@ -20,15 +20,19 @@
 
 namespace sonde::convert {
 
-enum class Format { kPprof, kFolded, kSpeedscope, kHtml, kPerf };
+enum class Format { kPprof, kFolded, kSpeedscope, kHtml, kPerf, kOtlp };
 
 // "pprof" -> kPprof, ...; nullopt for an unknown name.
 std::optional<Format> parse_format(std::string_view name);
-// "pprof|folded|speedscope|html|perf", for usage messages.
+// "pprof, folded, speedscope, html, perf, otlp", for usage messages.
 std::string format_names();
 
 // pprof: gzip-compressed perftools.profiles.Profile.
 void write_pprof(const analysis::Profile& p, std::ostream& out);
+
+// otlp: an OpenTelemetry profiles (v1development) ProfilesData message,
+// one Profile per event, not compressed (docs/export.md).
+void write_otlp(const analysis::Profile& p, std::ostream& out);
 
 struct FoldedOptions {
   bool comm_frame = false;  // prefix each stack with the command name

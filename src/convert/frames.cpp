@@ -19,10 +19,11 @@ std::optional<Format> parse_format(std::string_view name) {
   if (name == "speedscope") return Format::kSpeedscope;
   if (name == "html") return Format::kHtml;
   if (name == "perf") return Format::kPerf;
+  if (name == "otlp") return Format::kOtlp;
   return std::nullopt;
 }
 
-std::string format_names() { return "pprof, folded, speedscope, html, perf"; }
+std::string format_names() { return "pprof, folded, speedscope, html, perf, otlp"; }
 
 uint32_t primary_event(const analysis::Profile& p) { return p.events.empty() ? UINT32_MAX : 0; }
 

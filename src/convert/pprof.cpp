@@ -23,6 +23,7 @@
 
 #include "format/event_kind.h"
 #include "convert/convert.h"
+#include "convert/proto3_fields.h"
 #include "util/error.h"
 
 namespace sonde::convert {
@@ -68,24 +69,10 @@ enum class Location : Tag { id = 1, mapping_id = 2, address = 3, line = 4, is_fo
 enum class Line : Tag { function_id = 1, line = 2, column = 3 };
 enum class Function : Tag { id = 1, name = 2, system_name = 3, filename = 4, start_line = 5 };
 
-// A message under construction; nested ones are opened on their parent's
-// buffer, so no message needs a buffer of its own.
-template <typename Fields>
-using Builder = protozero::basic_pbf_builder<std::string, Fields>;
-
-// proto3 scalars: a field equal to 0 (or false) is not written.
-template <typename Fields>
-void put_uint64(Builder<Fields>& m, Fields f, uint64_t v) {
-  if (v != 0) m.add_uint64(f, v);
-}
-template <typename Fields>
-void put_int64(Builder<Fields>& m, Fields f, int64_t v) {
-  if (v != 0) m.add_int64(f, v);
-}
-template <typename Fields>
-void put_bool(Builder<Fields>& m, Fields f, bool v) {
-  if (v) m.add_bool(f, true);
-}
+using proto3::Builder;
+using proto3::put_bool;
+using proto3::put_int64;
+using proto3::put_uint64;
 }  // namespace pb
 
 // The pprof string table: the Profile's strings (both have "" at 0, so

@@ -2,6 +2,9 @@
 
 #include <time.h>
 
+#include <cctype>
+#include <cerrno>
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
@@ -82,8 +85,11 @@ std::string glob_to_regex(const std::string& glob) {
 
 int64_t parse_time_param(const std::string& key, const std::string& value, int64_t now_unix) {
   char* end = nullptr;
+  errno = 0;
   const long long v = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || end == value.c_str() || v < 0)
+  // Unix seconds fit ClickHouse's DateTime (32 bits); so does any duration
+  // that counts back from now, which also keeps v * unit from overflowing.
+  if (value.empty() || !std::isdigit(static_cast<unsigned char>(value[0])) || errno == ERANGE || v > UINT32_MAX)
     throw_usage("store URL: {}='{}' is not a duration (30s, 15m, 2h, 7d) or unix seconds", key, value);
   const std::string unit = end;
   if (unit.empty()) return v;
@@ -91,6 +97,8 @@ int64_t parse_time_param(const std::string& key, const std::string& value, int64
   auto it = seconds.find(unit);
   if (it == seconds.end())
     throw_usage("store URL: {}='{}' is not a duration (30s, 15m, 2h, 7d) or unix seconds", key, value);
+  if (v > now_unix / it->second)
+    throw_usage("store URL: {}='{}' reaches back before 1970", key, value);
   return now_unix - v * it->second;
 }
 
@@ -105,21 +113,33 @@ std::string where_clause(const StoreUrl& url, int64_t now_unix) {
     } else if (key == "since" || key == "until") {
       where += fmt::format(" AND bucket {} toDateTime({})", key == "since" ? ">=" : "<",
                            parse_time_param(key, value, now_unix));
+    } else if (key == "timeout") {
+      continue;  // not a condition: how long to wait for the store (request_timeout)
     } else if (key.starts_with("label.") && key.size() > 6) {
       where += " AND " + condition("label_values[indexOf(label_keys, " + ClickHouse::quote(key.substr(6)) + ")]", value);
     } else {
       throw_usage("store URL: unknown parameter '{}' (host, service, since, until, build_id, recording, event, comm, "
-                  "label.KEY)",
+                  "label.KEY, timeout)",
                   key);
     }
   }
   return where;
 }
 
+std::chrono::seconds request_timeout(const StoreUrl& url) {
+  auto it = url.params.find("timeout");
+  if (it == url.params.end()) return std::chrono::seconds(30);
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(it->second.c_str(), &end, 10);
+  if (it->second.empty() || !std::isdigit(static_cast<unsigned char>(it->second[0])) || *end || v == 0 || v > 86400)
+    throw_usage("store URL: timeout='{}' is not 1..86400 seconds", it->second);
+  return std::chrono::seconds(v);
+}
+
 analysis::Profile load_fleet_profile(const std::string& url_text) {
   const StoreUrl url = parse_store_url(url_text);
   const std::string where = where_clause(url, int64_t(::time(nullptr)));
-  const ClickHouse ch(url);
+  const ClickHouse ch(url, request_timeout(url));
   const std::string samples = url.database + ".sonde_samples FINAL WHERE " + where;
   auto rows = ch.rows(
       "SELECT event, any(event_unit), any(sample_type), min(attr_index), comm, pid, tid, any(cpu), stack_id, "
@@ -127,6 +147,13 @@ analysis::Profile load_fleet_profile(const std::string& url_text) {
       samples + " GROUP BY event, comm, pid, tid, stack_id");
   auto stacks = ch.rows("SELECT stack_id, arrayStringConcat(any(frames), '\\x1e') FROM " + url.database +
                         ".sonde_stacks WHERE stack_id IN (SELECT stack_id FROM " + samples + ") GROUP BY stack_id");
+  analysis::Profile p = profile_from_answers(rows, stacks);
+  p.hostname = url.host;
+  return p;
+}
+
+analysis::Profile profile_from_answers(const std::vector<std::vector<std::string>>& rows,
+                                       const std::vector<std::vector<std::string>>& stacks) {
   analysis::Profile p;
   StackDecoder decoder(p);
   std::map<uint64_t, uint32_t> leaf_of;
@@ -137,7 +164,6 @@ analysis::Profile load_fleet_profile(const std::string& url_text) {
   add_samples(p, rows, leaf_of);
   if (decoder.bad_frames())
     p.notes.push_back(std::to_string(decoder.bad_frames()) + " frames in the store were malformed and skipped");
-  p.hostname = url.host;
   return p;
 }
 

@@ -83,7 +83,9 @@ std::string lower(std::string s) {
   return s;
 }
 
-HttpResponse parse_response(const std::string& raw, const std::string& where) {
+}  // namespace
+
+HttpResponse parse_http_response(const std::string& raw, const std::string& where) {
   HttpResponse r;
   const size_t head_end = raw.find("\r\n\r\n");
   if (!raw.starts_with("HTTP/1.") || head_end == std::string::npos || raw.size() < 12)
@@ -102,8 +104,6 @@ HttpResponse parse_response(const std::string& raw, const std::string& where) {
   }
   return r;
 }
-
-}  // namespace
 
 std::string decode_chunked(const std::string& raw) {
   std::string out;
@@ -147,7 +147,7 @@ HttpResponse http_post(const std::string& host, uint16_t port, const std::string
                     std::to_string(body.size()) + "\r\n\r\n";
   send_all(s.fd, req, where);
   send_all(s.fd, body, where);
-  return parse_response(receive_all(s.fd, where), where);
+  return parse_http_response(receive_all(s.fd, where), where);
 }
 
 }  // namespace sonde::fleet

@@ -30,6 +30,11 @@ struct HttpResponse {
 HttpResponse http_post(const std::string& host, uint16_t port, const std::string& target, const std::string& body,
                        std::chrono::milliseconds timeout);
 
+// An HTTP/1.x answer (status line, headers, a Content-Length, chunked or
+// close-delimited body) from `where`; throws a runtime error for one that
+// is not HTTP or is cut short.
+HttpResponse parse_http_response(const std::string& raw, const std::string& where);
+
 // Decodes a chunked transfer-encoded body; throws on a malformed one.
 std::string decode_chunked(const std::string& raw);
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fleet/clickhouse.h"
+#include "fleet/hit_args.h"
 #include "symbol/symbolizer.h"
 
 namespace sonde::fleet {
@@ -28,6 +29,9 @@ struct PushOptions {
   size_t batch_rows = 50000;
   int attempts = 3;  // per batch, with doubling back-off
   std::chrono::milliseconds first_backoff{500};
+  // Decodes SDT hits' arguments into labels (probe::sdt_extra_fields,
+  // passed by the CLI); empty: SDT hits carry no argument labels.
+  SdtArgsText sdt_args;
 };
 
 // One aggregate row of sonde_samples.
@@ -37,12 +41,14 @@ struct SampleRow {
   uint64_t sample_type = 0;
   uint32_t attr_index = 0, pid = 0, tid = 0, cpu = 0;
   uint64_t stack_id = 0, count = 0, period = 0;
+  uint32_t args = 0;  // a probe hit's argument labels: PushBatch::args index (0: none)
 };
 
 struct PushBatch {
   std::string recording_id;
   std::vector<SampleRow> rows;
   std::map<uint64_t, std::vector<std::string>> stacks;
+  std::vector<Labels> args;  // by SampleRow::args; [0] is empty
   uint64_t samples = 0, lost_samples = 0;
 };
 

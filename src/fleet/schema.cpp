@@ -14,9 +14,9 @@ void create_schema(const ClickHouse& ch) {
              ".sonde_samples (recording_id String, bucket DateTime, host String, service String, build_id String, "
              "label_keys Array(String), label_values Array(String), event String, event_unit String, "
              "sample_type UInt64, attr_index UInt32, comm String, pid UInt32, tid UInt32, cpu UInt32, "
-             "stack_id UInt64, count UInt64, period UInt64) "
+             "stack_id UInt64, args_id UInt64, count UInt64, period UInt64) "
              "ENGINE = ReplacingMergeTree() PARTITION BY toYYYYMM(bucket) "
-             "ORDER BY (service, host, bucket, recording_id, event, comm, pid, tid, cpu, stack_id)");
+             "ORDER BY (service, host, bucket, recording_id, event, comm, pid, tid, cpu, stack_id, args_id)");
   // What each push stored, for `sonde push` to compare and for totals.
   ch.execute("CREATE TABLE IF NOT EXISTS " + db +
              ".sonde_recordings (recording_id String, host String, service String, pushed_at DateTime, "

@@ -16,7 +16,7 @@ class ClickHouse;
 
 inline constexpr const char* kSampleColumns =
     "recording_id, bucket, host, service, build_id, label_keys, label_values, event, event_unit, sample_type, "
-    "attr_index, comm, pid, tid, cpu, stack_id, count, period";
+    "attr_index, comm, pid, tid, cpu, stack_id, args_id, count, period";
 
 // CREATE DATABASE / TABLE IF NOT EXISTS: safe to run before every push.
 void create_schema(const ClickHouse& ch);

@@ -44,6 +44,15 @@ StoreUrl parse_store_url(const std::string& text) {
     throw_usage("'{}': no database (clickhouse://HOST:PORT/DB)", text);
   u.database = rest.substr(slash + 1);
   if (!valid_name(u.database)) throw_usage("'{}': database '{}' is not a name (letters, digits, _)", text, u.database);
+  // An IPv6 address goes in brackets: clickhouse://[::1]:8123/DB.
+  std::string bracketed;
+  if (authority.starts_with('[')) {
+    const size_t close = authority.find(']');
+    if (close == std::string::npos || close == 1) throw_usage("'{}': a bracketed host is [IPv6 address]", text);
+    bracketed = authority.substr(1, close - 1);
+    authority.erase(0, close + 1);
+    if (!authority.empty() && authority[0] != ':') throw_usage("'{}': ':PORT' must follow the bracketed host", text);
+  }
   if (size_t colon = authority.rfind(':'); colon != std::string::npos) {
     const std::string port = authority.substr(colon + 1);
     char* end = nullptr;
@@ -52,6 +61,7 @@ StoreUrl parse_store_url(const std::string& text) {
     u.port = uint16_t(v);
     authority.resize(colon);
   }
+  if (!bracketed.empty()) authority = bracketed;
   if (authority.empty()) throw_usage("'{}': no host (clickhouse://HOST:PORT/DB)", text);
   u.host = authority;
   size_t pos = 0;

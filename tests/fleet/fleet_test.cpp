@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,10 +117,82 @@ TEST_F(Fleet, TwoHostsSumAndADiffOfTwoRangesShowsWhatGrew) {
   auto t = run({sonde_bin(), "diff", server_->url("two") + "?until=2h", server_->url("two") + "?since=1h"});
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_TRUE(std::regex_search(t.out, std::regex("\\+[0-9.]+%  two_mix +\\[\\.\\] mix_b"))) << t.out;
-  // convert reads the store too.
+  // convert reads the store too: folded stacks, and the page over the fleet.
   auto c = run({sonde_bin(), "convert", "-i", server_->url("two") + "?host=web-2", "--to", "folded", "-o", "-"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_NE(c.out.find("mix_b"), std::string::npos) << c.out;
+  auto h = run({sonde_bin(), "convert", "-i", server_->url("two") + "?service=api", "--to", "html", "-o", path("fleet.html")});
+  ASSERT_EQ(h.exit_code, 0) << h.err;
+  std::ifstream page(path("fleet.html"));
+  const std::string html((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("mix_b"), std::string::npos);
+}
+
+// "What got slower after the deploy": two builds of the program (another
+// build-id), selected by build_id in the URL.
+TEST_F(Fleet, ADiffOfTwoBuildsShowsWhatGrew) {
+  ASSERT_TRUE(compile_fixture("two_mix.c", *dir_ / "two_mix_v2", "-fno-omit-frame-pointer -O1"));
+  auto rec = run({sonde_bin(), "record", "-q", "-g", "-o", path("v2.data"), "--", *dir_ / "two_mix_v2", "0.6", "20"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  ASSERT_EQ(push("base.data", "builds", "web-1", now() - 1200).exit_code, 0);
+  ASSERT_EQ(push("v2.data", "builds", "web-1", now() - 600).exit_code, 0);
+  const std::string old_id = server_->query("SELECT any(build_id) FROM builds.sonde_samples FINAL WHERE bucket < now() - "
+                                            "900 AND comm = 'two_mix' FORMAT TabSeparated");
+  const std::string new_id = server_->query("SELECT any(build_id) FROM builds.sonde_samples FINAL WHERE bucket >= now() - "
+                                            "900 AND comm = 'two_mix_v2' FORMAT TabSeparated");
+  ASSERT_EQ(old_id.size(), 41u) << old_id;  // 40 hex digits and a newline
+  ASSERT_EQ(new_id.size(), 41u) << new_id;
+  ASSERT_NE(old_id, new_id);
+  const std::string url = server_->url("builds") + "?build_id=";
+  auto d = run({sonde_bin(), "diff", url + old_id.substr(0, 40), url + new_id.substr(0, 40), "--sort", "sym"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_TRUE(std::regex_search(d.out, std::regex("\\+[0-9.]+% +.*mix_b"))) << d.out;
+}
+
+// SDT hits go with their arguments as labels: one row per distinct list of
+// arguments, selectable with label.argN; the report sums them per function.
+TEST_F(Fleet, ProbeHitsCarryTheirArgumentsAsLabels) {
+  ASSERT_TRUE(compile_fixture("sdt_forms.c", *dir_ / "sdt_forms"));
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "%sfix:consts", "-e", "%sfix:plain", "-o", path("sdt.data"), "--",
+                  *dir_ / "sdt_forms", "3"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto p = run({sonde_bin(), "push", "-i", path("sdt.data"), "--to", server_->url("sdt"), "--host", "h", "--start",
+                std::to_string(now() - 60), "--label", "team=core"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const std::string arg1 = "label_values[indexOf(label_keys, 'arg1')]";
+  EXPECT_EQ(server_->query("SELECT " + arg1 + ", sum(count) FROM sdt.sonde_samples FINAL WHERE event = '%sfix:plain' "
+                           "GROUP BY " + arg1 + " ORDER BY " + arg1 + " FORMAT TabSeparated"),
+            "0\t1\n1\t1\n2\t1\n");
+  // Every hit of consts has the same six arguments: one row, after the push's label.
+  EXPECT_EQ(server_->query("SELECT label_keys, label_values, count FROM sdt.sonde_samples FINAL WHERE event = "
+                           "'%sfix:consts' FORMAT TabSeparated"),
+            "['team','arg1','arg2','arg3','arg4','arg5','arg6']\t['core','-7','200','-300','3000000000','-9','77']\t3\n");
+  auto one = run({sonde_bin(), "report", "-i", server_->url("sdt") + "?event=%25sfix:plain&label.arg1=1", "-n"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("# Samples: 1  of event '%sfix:plain'"), std::string::npos) << one.out;
+  auto all = run({sonde_bin(), "report", "-i", server_->url("sdt"), "-n"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("# Samples: 3  of event '%sfix:plain'"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("# Samples: 3  of event '%sfix:consts'"), std::string::npos) << all.out;
+}
+
+// A `sonde probe` event's fields go as labels named after them. The group
+// is this test's own (probe_fleetprobe), removed at the end.
+TEST_F(Fleet, SondeProbeHitsCarryTheirFieldsAsLabels) {
+  ASSERT_TRUE(compile_fixture("probe_args.c", *dir_ / "fleetprobe", "-O0 -g"));
+  struct Cleanup {
+    ~Cleanup() { run({sonde_bin(), "probe", "-q", "-d", "probe_fleetprobe:*"}); }
+  } cleanup;
+  auto def = run({sonde_bin(), "probe", "-x", *dir_ / "fleetprobe", "handle_request flags"});
+  ASSERT_EQ(def.exit_code, 0) << def.err;
+  auto rec = run({sonde_bin(), "record", "-q", "-e", "probe_fleetprobe:handle_request", "-o", path("probe.data"), "--",
+                  *dir_ / "fleetprobe", "3"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto p = run({sonde_bin(), "push", "-i", path("probe.data"), "--to", server_->url("probed"), "--host", "h"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(server_->query("SELECT label_keys, label_values, sum(count) FROM probed.sonde_samples FINAL GROUP BY "
+                           "label_keys, label_values ORDER BY label_values FORMAT TabSeparated"),
+            "['flags']\t['0']\t1\n['flags']\t['1']\t1\n['flags']\t['2']\t1\n");
 }
 
 TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
@@ -134,8 +209,15 @@ TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
       {{"push", "-i", path("base.data")}, 2, "--to clickhouse://HOST:PORT/DB is required"},
       {{"report", "-i", db + "?colour=red"}, 2, "unknown parameter 'colour'"},
       {{"report", "-i", db + "?since=yesterday"}, 2, "since='yesterday' is not a duration"},
+      {{"report", "-i", db + "?since=99999999999d"}, 2, "since='99999999999d' is not a duration"},
+      {{"report", "-i", db + "?until=30000d"}, 2, "until='30000d' reaches back before 1970"},
+      {{"report", "-i", db + "?timeout=0"}, 2, "timeout='0' is not 1..86400 seconds"},
+      {{"report", "-i", "clickhouse://127.0.0.1:8123?host=a"}, 2, "no database"},
+      {{"push", "-i", path("base.data"), "--to", db, "--label", "=x"}, 2, "--label '=x' is not KEY=VALUE"},
+      {{"push", "-i", path("base.data"), "--to", db + "?host=a"}, 2, "no query parameters when pushing"},
       {{"report", "-i", db, "--stats"}, 2, "need a recording, not a store"},
       {{"convert", "-i", db, "--to", "perf", "-o", path("x.data")}, 2, "needs a recording, not a store"},
+      {{"script", "-i", db}, 2, "script: needs a recording, not a store: a store keeps aggregates"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> argv = {sonde_bin()};
@@ -167,6 +249,44 @@ TEST_F(Fleet, AStoreThatIsDownOrRejectsTheBatchIsOneRuntimeLine) {
   auto r = run({sonde_bin(), "report", "-i", "clickhouse://127.0.0.1:1/x"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("unreachable"), std::string::npos) << r.err;
+}
+
+// A port where the kernel accepts connections (the listen backlog) and
+// nothing ever answers: a store that hangs.
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      ADD_FAILURE() << "cannot listen on 127.0.0.1";
+    port_ = ntohs(a.sin_port);
+  }
+  ~SilentListener() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  std::string url(const std::string& db) const { return fmt::format("clickhouse://127.0.0.1:{}/{}", port_, db); }
+
+ private:
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+TEST_F(Fleet, AStoreThatNeverAnswersTimesOutWithOneLine) {
+  SilentListener slow;
+  auto p = run({sonde_bin(), "push", "-i", path("base.data"), "--to", slow.url("x"), "--timeout", "1", "--attempts", "2"});
+  EXPECT_EQ(p.exit_code, 1) << p.err;
+  EXPECT_NE(p.err.find("timed out waiting for the answer (after 2 attempts); nothing stored"), std::string::npos)
+      << p.err;
+  EXPECT_EQ(count_lines_with(p.err, ""), 1u) << p.err;
+  auto r = run({sonde_bin(), "report", "-i", slow.url("x") + "?timeout=1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("timed out waiting for the answer"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines_with(r.err, ""), 1u) << r.err;
 }
 
 // Starts argv with stderr to `err_file`; returns its pid.
@@ -246,6 +366,20 @@ TEST_F(Fleet, AgentBesideARotatingRecordPushesEveryFileAsItCloses) {
   EXPECT_NE(r.err.find(std::to_string(files) + " files pushed (" + std::to_string(total("live")) + " samples"),
             std::string::npos)
       << r.err;
+}
+
+TEST_F(Fleet, AgentKeepsAFileTheStoreRejectsAndCountsIt) {
+  server_->query("CREATE DATABASE IF NOT EXISTS agent_rejecting");
+  server_->query("CREATE TABLE IF NOT EXISTS agent_rejecting.sonde_samples (x UInt8) ENGINE = Memory");
+  const std::string dir = *dir_ / "rejected";
+  rotate_in(dir, {path("base.data")});
+  auto r = run({sonde_bin(), "agent", "-o", dir + "/prof.data", "--to", server_->url("agent_rejecting"), "--drain"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string file = dir + "/prof.data.2026120600000001";
+  EXPECT_NE(r.err.find(file + ": push failed for good (push: batch 1 of 1 failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kept as " + file + ".failed"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(file + ".failed"));
+  EXPECT_NE(r.err.find("0 files pushed (0 samples in 0 rows), 1 failed and kept"), std::string::npos) << r.err;
 }
 
 TEST_F(Fleet, AgentRemovesAndCountsFilesBeyondMaxFiles) {

@@ -33,6 +33,10 @@ TEST(FleetUrl, ParsesHostPortDatabaseAndParameters) {
   EXPECT_EQ(u.params.at("host"), "web-*");
   EXPECT_EQ(u.params.at("label.zone"), "eu");
   EXPECT_EQ(parse_store_url("clickhouse://db.local/p").port, 8123);
+  auto v6 = parse_store_url("clickhouse://[::1]:9000/p");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 9000);
+  EXPECT_EQ(parse_store_url("clickhouse://[fe80::1]/p").host, "fe80::1");
 }
 
 TEST(FleetUrl, RejectsWhatIsNotAStore) {
@@ -41,6 +45,9 @@ TEST(FleetUrl, RejectsWhatIsNotAStore) {
   EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h:0/d"); }).find("port '0'"), std::string::npos);
   EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h/d;drop"); }).find("not a name"), std::string::npos);
   EXPECT_NE(usage_message([] { parse_store_url("clickhouse://h/d?novalue"); }).find("not KEY=VALUE"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://[::1/d"); }).find("[IPv6 address]"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_store_url("clickhouse://[::1]x/d"); }).find("':PORT' must follow"),
+            std::string::npos);
 }
 
 TEST(FleetQuery, ParametersBecomeConditions) {
@@ -56,6 +63,17 @@ TEST(FleetQuery, ParametersBecomeConditions) {
   EXPECT_NE(usage_message([&] { where_clause(parse_store_url("clickhouse://h/d?x=1"), 0); }).find("unknown parameter 'x'"),
             std::string::npos);
   EXPECT_NE(usage_message([] { parse_time_param("since", "2w", 0); }).find("not a duration"), std::string::npos);
+  // Bounded to ClickHouse's DateTime: no overflow of the count times its unit.
+  EXPECT_NE(usage_message([] { parse_time_param("since", "9223372036854775807d", 10000); }).find("not a duration"),
+            std::string::npos);
+  EXPECT_NE(usage_message([] { parse_time_param("since", "2d", 10000); }).find("before 1970"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_time_param("since", "-5", 10000); }).find("not a duration"), std::string::npos);
+  EXPECT_NE(usage_message([] { parse_time_param("since", "4294967296", 10000); }).find("not a duration"),
+            std::string::npos);
+  EXPECT_EQ(parse_time_param("until", "4294967295", 10000), 4294967295);
+  EXPECT_EQ(request_timeout(parse_store_url("clickhouse://h/d?timeout=5")), std::chrono::seconds(5));
+  EXPECT_NE(usage_message([] { request_timeout(parse_store_url("clickhouse://h/d?timeout=5s")); }).find("timeout='5s'"),
+            std::string::npos);
 }
 
 TEST(FleetAnswers, TabSeparatedAndChunked) {
