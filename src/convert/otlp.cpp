@@ -10,6 +10,8 @@
 // (tests/fleet/otlp_test.cpp). Not compressed: ProfilesData has the fields
 // of an OTLP ExportProfilesServiceRequest, the body a collector takes.
 
+#include <fmt/format.h>
+
 #include <climits>
 #include <string>
 #include <string_view>
@@ -102,7 +104,8 @@ class Attributes {
 
  private:
   int32_t add(Entry e) {
-    std::string k = std::to_string(e.key) + (e.is_int ? "#" + std::to_string(e.number) : "$" + e.text);
+    // fmt, not "#" + string: gcc 12 -O3 flags the latter (-Wrestrict, a false positive).
+    std::string k = e.is_int ? fmt::format("{}#{}", e.key, e.number) : fmt::format("{}${}", e.key, e.text);
     auto [it, added] = index_.emplace(std::move(k), static_cast<int32_t>(entries_.size()));
     if (added) entries_.push_back(std::move(e));
     return it->second;
