@@ -9,11 +9,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "fleet/http_client.h"
+#include "support/test_support.h"
 #include "util/error.h"
 
 namespace sonde::test {
@@ -83,16 +83,15 @@ bool ClickHouseServer::start() {
 
 // Polls its HTTP port until it answers (bounded: 60 s), or it exits.
 bool ClickHouseServer::wait_ready() {
-  for (int i = 0; i < 600; ++i) {
+  bool exited = false, ready = false;
+  sonde::test::wait_until([&] {
     int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return false;
-    }
-    if (query("SELECT 1") == "1\n") return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
+    exited = ::waitpid(pid_, &status, WNOHANG) == pid_;
+    ready = !exited && query("SELECT 1") == "1\n";
+    return exited || ready;
+  });
+  if (exited) pid_ = -1;
+  return ready;
 }
 
 void ClickHouseServer::stop() {

@@ -332,8 +332,7 @@ TEST_F(Fleet, AgentKeepsFilesWhileTheStoreIsDownThenPushesThemAll) {
                               err);
   ASSERT_GT(agent, 0);
   // Waits (bounded) for the agent to say the store is down.
-  for (int i = 0; i < 600 && read_text(err).find("the store is down") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  wait_until([&] { return read_text(err).find("the store is down") != std::string::npos; });
   EXPECT_NE(read_text(err).find("2 files wait"), std::string::npos) << read_text(err);
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cont), std::filesystem::directory_iterator()), 2);
   ASSERT_TRUE(server_->start()) << server_->error();
