@@ -173,6 +173,11 @@ void Recorder::write_loop(Drain& d) {
         RecordExtension* ext = e->tag == kNoSource ? nullptr : rings_[e->tag].extension;
         handle(d, {payload, std::min<size_t>(h.size, e->size)}, ext);
       } else {
+        if (d.main && e->kind == EntryKind::kRound && e->size >= 8) {
+          uint64_t pass_start = 0;
+          std::memcpy(&pass_start, payload, sizeof pass_start);
+          for (RecordExtension* x : extensions_) x->drained_until(pass_start);
+        }
         end_round(d, final);
       }
       const bool round_ended = e->kind != EntryKind::kRecord;
@@ -247,8 +252,13 @@ bool Recorder::merge_one_pass(std::vector<uint64_t>& passed, size_t& finished) {
       const bool final = e->kind == EntryKind::kFinal;
       if (e->kind == EntryKind::kRound && e->size >= 8) std::memcpy(&passed[i], payload, 8);
       if (d.main) {
+        // Every drain's records before its last pass start are merged.
+        const uint64_t horizon = *std::min_element(passed.begin(), passed.end());
         std::lock_guard lock(shared_mu_);
-        for (RecordExtension* x : extensions_) d.samples += x->produce(d.produce_write, final);
+        for (RecordExtension* x : extensions_) {
+          x->drained_until(horizon);
+          d.samples += x->produce(d.produce_write, final);
+        }
       }
       if (final) {
         passed[i] = UINT64_MAX;

@@ -93,6 +93,14 @@ class RecordExtension {
   // stopped. Returns how many SAMPLE records it wrote.
   virtual size_t produce(const RecordWrite& /*write*/, bool /*final*/) { return 0; }
 
+  // Called before produce() at the end of a round: every kernel record
+  // stamped before `ns` (the recording's clock) is in the stream by now. An
+  // extension whose records carry a time of their own keeps back those not
+  // older than it for a later round: a reader sorting by rounds (perf's
+  // FINISHED_ROUND rule) would otherwise release them before kernel records
+  // of the same moment still in the rings (docs/format.md).
+  virtual void drained_until(uint64_t /*ns*/) {}
+
   // Process and mapping events as the recorder sees them.
   virtual void on_fork(pid_t /*pid*/, pid_t /*ppid*/) {}
   virtual void on_exit(pid_t /*pid*/) {}

@@ -154,18 +154,27 @@ int SyscallStringsExtension::on_event(void* ctx, void* data, size_t size) {
   std::memcpy(&e, data, sizeof e);
   // Not readable (a page not faulted in yet): the line keeps the pointer.
   if (e.len <= 0) return 0;
-  build_sample(self->record_, e);
-  (*self->write_)(self->record_);
-  ++self->written_;
+  self->held_.push_back(e);
   return 0;
 }
 
-size_t SyscallStringsExtension::produce(const record::RecordWrite& write, bool /*final*/) {
+// Writes the strings stamped before the horizon (all of them at the end),
+// keeping the others, in the order they came.
+size_t SyscallStringsExtension::produce(const record::RecordWrite& write, bool final) {
   if (!ring_) return 0;
-  write_ = &write;
-  written_ = 0;
   ring_buffer__consume(ring_);
-  write_ = nullptr;
+  written_ = 0;
+  size_t kept = 0;
+  for (const sonde_string_event& e : held_) {
+    if (!final && e.time >= horizon_) {
+      held_[kept++] = e;
+      continue;
+    }
+    build_sample(record_, e);
+    write(record_);
+    ++written_;
+  }
+  held_.resize(kept);
   return written_;
 }
 

@@ -15,6 +15,7 @@
 
 #include "record/record_extension.h"
 #include "trace/syscall_signatures.h"
+#include "trace/syscall_strings_abi.h"
 #include "util/fd.h"
 
 struct bpf_object;
@@ -48,6 +49,7 @@ class SyscallStringsExtension : public record::RecordExtension {
   std::vector<format::EventDesc> attrs() override;
   int wake_fd() const override;
   size_t produce(const record::RecordWrite& write, bool final) override;
+  void drained_until(uint64_t ns) override { horizon_ = ns; }
   void stop() override;
 
   // Strings the ring buffer had no room for; "" or why BPF could not be used.
@@ -65,8 +67,11 @@ class SyscallStringsExtension : public record::RecordExtension {
   int lost_fd_ = -1;
   std::vector<UniqueFd> links_;
   std::string unavailable_;
-  const record::RecordWrite* write_ = nullptr;  // during produce
   size_t written_ = 0;
+  // Strings taken from the ring, not yet written: those stamped at or after
+  // the kernel records' horizon wait for a later round (drained_until).
+  std::vector<sonde_string_event> held_;
+  uint64_t horizon_ = 0;
   std::vector<uint8_t> record_;
 };
 
