@@ -11,6 +11,7 @@
 #include "trace/syscall_strings_abi.h"
 #include "trace/syscall_strings_bpf_obj.h"  // generated: syscall_strings_bpf_o[], _len
 #include "trace/syscall_table.h"
+#include "util/byte_append.h"
 #include "util/byte_reader.h"
 #include "util/error.h"
 
@@ -25,8 +26,7 @@ constexpr uint64_t kStringSampleType =
 
 template <class T>
 void put(std::vector<uint8_t>& out, const T& v) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&v);
-  out.insert(out.end(), p, p + sizeof v);
+  append_bytes(out, &v, sizeof v);  // out of line: gcc 12 -O3 false positives (util/byte_append.h)
 }
 
 // A SAMPLE in kStringSampleType's field order; RAW padded so the record
