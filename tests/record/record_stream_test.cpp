@@ -296,7 +296,8 @@ TEST_F(RecordStream, KillNineAtAnyMomentLeavesAValidPrefix) {
       {"samples", [](const std::string& p) { return !read_recording(p).samples.empty(); }},
       {"passes", [](const std::string& p) { return read_recording(p).samples.size() > 1000; }},
   };
-  for (const auto& [moment, reached] : moments) {
+  for (const auto& [moment, reached_fn] : moments) {
+    const auto& reached = reached_fn;  // a lambda cannot capture a structured binding in clang 14
     std::string data = dir_ / fmt::format("k-{}.data", moment);
     pid_t rec = spawn({sonde_bin(), "record", "-a", "-g", "-o", data, "--", "sleep", "2"});
     int status = 0;
