@@ -5,12 +5,14 @@
 # first; CI builds only the default tree and the Release CLI (time limit).
 #   scripts/build-matrix.sh                   all eight configurations
 #   scripts/build-matrix.sh gcc:Release clang:Debug   just these
+#   scripts/build-matrix.sh clang:Fuzz        the libFuzzer harnesses (ASan+UBSan)
 # Exit status: 1 if any configuration failed (its log is named in the line).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 configs=("$@")
 [ ${#configs[@]} -gt 0 ] || configs=(gcc:Release gcc:Debug gcc:RelWithDebInfo gcc:MinSizeRel
-                                     clang:Release clang:Debug clang:RelWithDebInfo clang:MinSizeRel)
+                                     clang:Release clang:Debug clang:RelWithDebInfo clang:MinSizeRel
+                                     clang:Fuzz)
 failed=0
 mkdir -p build-matrix
 for cfg in "${configs[@]}"; do
@@ -21,12 +23,16 @@ for cfg in "${configs[@]}"; do
     *) echo "build-matrix.sh: unknown compiler '$compiler' (gcc or clang)" >&2; exit 2 ;;
   esac
   dir=build-matrix/$compiler-$type log=build-matrix/$compiler-$type.log
+  # Fuzz: every harness of fuzz/ and the library they link, instrumented as
+  # scripts/fuzz.sh builds them (libFuzzer needs clang).
+  extra=(-DBUILD_TESTING=ON)
+  [ "$type" = Fuzz ] && type=RelWithDebInfo extra=(-DBUILD_TESTING=OFF -DSONDE_FUZZ=ON)
   start=$SECONDS
-  if CC=$cc CXX=$cxx BUILD_DIR=$dir BUILD_TYPE=$type scripts/build.sh -DBUILD_TESTING=ON >"$log" 2>&1; then
+  if CC=$cc CXX=$cxx BUILD_DIR=$dir BUILD_TYPE=$type scripts/build.sh "${extra[@]}" >"$log" 2>&1; then
     result=ok
   else
     result="FAILED (see $log)"; failed=1
   fi
-  echo "$compiler $type: $result, $((SECONDS - start)) s, $(grep -c 'warning:' "$log") warnings"
+  echo "$cfg: $result, $((SECONDS - start)) s, $(grep -c 'warning:' "$log") warnings"
 done
 exit $failed

@@ -12,7 +12,10 @@ seconds="${1:-60}"
 export BUILD_DIR="${BUILD_DIR:-build-fuzz}"
 root="$PWD"
 out="$root/$BUILD_DIR"
-fuzzers="${FUZZERS:-fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_symbol_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble}"
+# Every harness in fuzz/ unless FUZZERS names some: a new harness is fuzzed
+# without editing this list.
+all_fuzzers=$(cd fuzz && ls fuzz_*.cpp | grep -v '^fuzz_input' | sed 's/\.cpp$//' | tr '\n' ' ')
+fuzzers="${FUZZERS:-$all_fuzzers}"
 launcher=()
 if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
