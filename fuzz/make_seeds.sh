@@ -10,8 +10,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 sonde="$build/cli/sonde"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-for f in fuzz_recording fuzz_tracepoint fuzz_sdt_args fuzz_sdt_note fuzz_elf fuzz_kallsyms fuzz_kallsyms_index fuzz_symbol_index fuzz_perf_map fuzz_jitdump fuzz_directory fuzz_sample_cut fuzz_disassemble fuzz_stat_stream fuzz_probe_text fuzz_store_url fuzz_store_answers; do
-  mkdir -p "$seeds/$f"
+# A folder for every harness in fuzz/, even one with no seed yet: libFuzzer
+# refuses a corpus folder that does not exist.
+for src in "$root"/fuzz/fuzz_*.cpp; do
+  f=$(basename "$src" .cpp)
+  [ "$f" = fuzz_input ] || mkdir -p "$seeds/$f"
 done
 
 # sonde probe's texts: the first byte picks the parser (probes file, uprobe_events line, definition).
@@ -167,7 +170,6 @@ if command -v node >/dev/null; then
   (cd "$tmp" && node --perf-prof -e 'let s = 0; for (let i = 0; i < 1e5; i++) s += i;' >/dev/null 2>&1)
   for f in "$tmp"/jit-*.dump; do [ -f "$f" ] && head -c 60000 "$f" >"$seeds/fuzz_jitdump/node"; done
 fi
-exit 0
 
 # A dwarf sample as the recorder lays it out (sample_type, keep, then the
 # record): IDENTIFIER IP TID TIME CPU PERIOD CALLCHAIN REGS_USER STACK_USER.
@@ -182,3 +184,4 @@ body += struct.pack('<Q', 256) + b'\x51' * 256 + struct.pack('<Q', 200)
 rec = struct.pack('<IHH', 9, 2, 8 + len(body)) + body
 open(sys.argv[1], 'wb').write(struct.pack('<QH', st, 64) + rec)
 PY
+exit 0
