@@ -179,8 +179,14 @@ std::string errno_text(int e) {
   return d ? d : fmt::format("Unknown error {}", e);
 }
 
+bool is_fd_argument(const SyscallSignature& sig, size_t i) {
+  if (!sig.described || i >= sig.args.size()) return false;
+  const SyscallArg& a = sig.args[i];
+  return (a.type == "int" || a.type == "unsigned int" || a.type == "long") && ends_with(a.name, "fd");
+}
+
 std::string format_args(const SyscallSignature& sig, const uint64_t (&args)[6], const CommLookup& comm,
-                        const ArgStrings* strings) {
+                        const ArgStrings* strings, const FdLookup& fd_path) {
   std::string out;
   const bool is_open = sig.name == "open" || sig.name == "openat";
   const size_t n = sig.described ? std::min<size_t>(sig.args.size(), 6) : 6;
@@ -197,6 +203,8 @@ std::string format_args(const SyscallSignature& sig, const uint64_t (&args)[6], 
     }
     std::string value = decode_known(sig.name, name, v);
     if (value.empty()) value = sig.described ? format_by_type(sig.args[i], v, comm) : fmt::format("{:#x}", v);
+    if (fd_path && value != "CWD" && is_fd_argument(sig, i))
+      if (const std::string* path = fd_path(static_cast<int32_t>(v))) value += fmt::format("<{}>", *path);
     out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", name, value);
   }
   return out;

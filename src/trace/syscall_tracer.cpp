@@ -38,7 +38,11 @@ void update(CallStats& s, uint64_t duration_ns, bool failed) {
 }  // namespace
 
 SyscallTracer::SyscallTracer(TracerOptions options, SyscallSignatures& signatures, std::FILE* out, CommLookup comm)
-    : options_(std::move(options)), signatures_(signatures), out_(out), comm_(std::move(comm)) {
+    : options_(std::move(options)),
+      signatures_(signatures),
+      out_(out),
+      comm_(std::move(comm)),
+      fds_(options_.live ? "/proc" : "") {
   std::sort(options_.syscalls.begin(), options_.syscalls.end());
 }
 
@@ -85,11 +89,15 @@ void SyscallTracer::on_enter(uint32_t pid, uint32_t tid, uint64_t time, uint64_t
   if (t.early_nr == nr) std::swap(t.pending.strings, t.early);
   t.early_nr = UINT64_MAX;
   const SyscallSignature& sig = signatures_.get(static_cast<uint32_t>(nr));
+  // perf reads a descriptor's path when the call enters: a close has not
+  // closed it yet.
+  if (options_.lines)
+    for (size_t i = 0; i < 6; ++i)
+      if (is_fd_argument(sig, i)) fds_.find(pid, static_cast<int32_t>(args[i]));
   if (!never_returns(sig.name)) return;
   // exit_group does not return: perf prints it when it is entered.
   if (!options_.lines || options_.min_duration_ns || options_.failures_only) return;
-  print(head(t, time, std::nullopt) + closed_call(sig.name + "(" + format_args(sig, args, comm_, &t.pending.strings)) +
-        "?\n");
+  print(head(t, time, std::nullopt) + closed_call(call_text(sig, pid, t.pending)) + "?\n");
   t.pending.active = false;
 }
 
@@ -105,13 +113,37 @@ void SyscallTracer::on_exit(uint32_t pid, uint32_t tid, uint64_t time, uint64_t 
   const uint64_t duration = entered && time > entry_time ? time - entry_time : 0;
   update(t.stats.calls[static_cast<uint32_t>(nr)], duration, ret < 0);
   if (!options_.lines) return;
-  if (options_.min_duration_ns && (!entered || duration < options_.min_duration_ns)) return;
-  if (options_.failures_only && ret >= 0) return;
   const SyscallSignature& sig = signatures_.get(static_cast<uint32_t>(nr));
-  std::string body = entered ? sig.name + "(" + format_args(sig, t.pending.args, comm_, &t.pending.strings)
-                             : " ... [continued]: " + sig.name + "()";
-  std::string line = head(t, entry_time, entered ? std::optional<uint64_t>(duration) : std::nullopt);
-  print(line + closed_call(body) + format_return(sig.name, ret, comm_) + "\n");
+  const bool shown = !(options_.min_duration_ns && (!entered || duration < options_.min_duration_ns)) &&
+                     !(options_.failures_only && ret >= 0);
+  if (shown) {
+    std::string body = entered ? call_text(sig, pid, t.pending) : " ... [continued]: " + sig.name + "()";
+    std::string line = head(t, entry_time, entered ? std::optional<uint64_t>(duration) : std::nullopt);
+    print(line + closed_call(body) + format_return(sig.name, ret, comm_) + "\n");
+  }
+  // Also for calls not shown: a close filtered out still closes.
+  if (entered) learn_descriptors(sig, pid, t.pending, ret);
+}
+
+// "name(args" of a call, descriptors with their paths.
+std::string SyscallTracer::call_text(const SyscallSignature& sig, uint32_t pid, const Pending& call) {
+  FdLookup fd_path = [&](int64_t fd) { return fds_.find(pid, fd); };
+  return sig.name + "(" + format_args(sig, call.args, comm_, &call.strings, fd_path);
+}
+
+// What a returned call tells about the process's descriptors: an open's
+// path, a dup's copy, a close.
+void SyscallTracer::learn_descriptors(const SyscallSignature& sig, uint32_t pid, const Pending& call, int64_t ret) {
+  const std::string& name = sig.name;
+  if (name == "close") return fds_.closed(pid, static_cast<int32_t>(call.args[0]));
+  if (ret < 0) return;
+  if (name == "dup" || name == "dup2" || name == "dup3")
+    return fds_.duplicated(pid, static_cast<int32_t>(call.args[0]), ret);
+  if (name != "open" && name != "openat" && name != "openat2" && name != "creat") return;
+  for (size_t i = 0; i < sig.args.size() && i < 6; ++i)
+    if ((sig.args[i].name == "filename" || sig.args[i].name == "pathname") && (call.strings.present & (1u << i)))
+      return fds_.opened(pid, ret, call.strings.text[i]);
+  fds_.opened(pid, ret, "");  // the path was not read: /proc tells, while live
 }
 
 void SyscallTracer::on_string(uint32_t tid, uint64_t nr, uint32_t arg, std::string_view text) {

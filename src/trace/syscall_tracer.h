@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "trace/arg_format.h"
+#include "trace/fd_paths.h"
 #include "trace/syscall_signatures.h"
 
 namespace sonde::trace {
@@ -28,6 +29,7 @@ struct TracerOptions {
   bool failures_only = false;        // --failure
   uint64_t max_events = 0;           // --max-events: lines printed, 0 = no limit
   std::vector<uint32_t> syscalls;    // -e (sorted; empty = every call), applied again when replaying
+  bool live = false;                 // the processes run now: descriptors' paths from /proc (fd_paths.h)
 };
 
 struct CallStats {
@@ -79,6 +81,8 @@ class SyscallTracer {
   bool selected(uint64_t nr) const;
   std::string head(const ThreadState& t, uint64_t time, std::optional<uint64_t> duration) const;
   void print(const std::string& line);
+  std::string call_text(const SyscallSignature& sig, uint32_t pid, const Pending& call);
+  void learn_descriptors(const SyscallSignature& sig, uint32_t pid, const Pending& call, int64_t ret);
   uint64_t relative(uint64_t time) const { return options_.full_time ? time : time - base_time_; }
 
   TracerOptions options_;
@@ -86,6 +90,7 @@ class SyscallTracer {
   std::FILE* out_;
   CommLookup comm_;
   std::unordered_map<uint32_t, ThreadState> threads_;
+  FdPaths fds_;
   uint64_t base_time_ = 0;
   bool have_base_ = false;
   uint64_t events_ = 0, printed_ = 0;

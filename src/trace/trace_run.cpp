@@ -159,6 +159,7 @@ TracerOptions tracer_options(const TraceOptions& o) {
   t.full_time = o.full_time;
   t.failures_only = o.failures_only;
   t.max_events = o.max_events;
+  t.live = o.input.empty();  // a replay reads no /proc (fd_paths.h)
   if (!o.duration.empty()) t.min_duration_ns = parse_duration_ns(o.duration);
   if (!o.syscalls.empty()) t.syscalls = select_syscalls(o.syscalls);
   return t;
