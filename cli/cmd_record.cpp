@@ -71,22 +71,6 @@ size_t parse_buffer_size(const std::string& text) {
   return static_cast<size_t>(*n);
 }
 
-// --call-graph fp | dwarf[,SIZE] | lbr (perf's syntax): 0 for fp (and lbr,
-// which the recorder refuses), else the bytes of user stack to copy with
-// each sample (default 8192, as perf).
-uint32_t parse_call_graph(const std::string& text) {
-  if (text == "fp" || text == "lbr" || text == "cfi") return 0;
-  if (text == "dwarf") return 8192;
-  if (text.rfind("dwarf,", 0) == 0) {
-    uint64_t size = parse_u64("--call-graph dwarf,SIZE", text.substr(6));
-    // The kernel takes a multiple of 8 below 64 KiB (a sample's u16 size).
-    if (size == 0 || size % 8 || size > 65528)
-      throw_usage("invalid --call-graph '{}': the stack size must be a multiple of 8 from 8 to 65528", text);
-    return static_cast<uint32_t>(size);
-  }
-  throw_usage("unsupported --call-graph '{}' (fp, dwarf[,SIZE], cfi or lbr)", text);
-}
-
 // The losses by kind, when the user-space buffer had to shed load
 // (record/drain_reader.h): "" otherwise.
 std::string drop_details(const record::RecordSummary& s) {

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "record/cpu_list.h"
+#include "number_options.h"
 #include "process_args.h"
 #include "trace/trace_run.h"
 #include "util/error.h"
@@ -15,7 +16,7 @@ namespace sonde::cli {
 namespace {
 
 struct TraceArgs {
-  std::string syscalls, pids, duration, output, input, max_events;
+  std::string syscalls, pids, duration, output, input, max_events, call_graph, max_stack;
   bool system_wide = false, summary_only = false, summary = false, failures = false, full_time = false;
   std::vector<std::string> command;
 };
@@ -36,6 +37,18 @@ trace::TraceOptions trace_options(const TraceArgs& a) {
     if (!v || v.value == 0) throw_usage("invalid --max-events '{}': expected a positive integer", a.max_events);
     o.max_events = v.value;
   }
+  if (!a.call_graph.empty()) {
+    // perf trace takes fp and dwarf; cfi (sonde's) and lbr (a PMU's) are record's.
+    if (a.call_graph == "cfi" || a.call_graph == "lbr")
+      throw_usage("trace: --call-graph '{}' is not supported here (fp or dwarf[,SIZE])", a.call_graph);
+    o.user_stack_bytes = parse_call_graph(a.call_graph);
+    o.callchain = true;
+  }
+  if (!a.max_stack.empty()) {
+    auto v = parse_uint<uint32_t>(a.max_stack);
+    if (!v || v.value == 0) throw_usage("invalid --max-stack '{}': expected a positive integer", a.max_stack);
+    o.max_stack = v.value;
+  }
   o.input = a.input;
   o.output = a.output;
   o.cmdline = own_cmdline();
@@ -50,6 +63,8 @@ void add_target_options(CLI::App* cmd, TraceArgs& a) {
       ->allow_extra_args(false);
   cmd->add_option("-p,--pid", a.pids, "Trace existing processes PID[,PID...]");
   cmd->add_flag("-a,--all-cpus", a.system_wide, "System-wide: every process (sonde's own calls left out)");
+  cmd->add_option("--call-graph", a.call_graph,
+                  "Each call's user call chain under its line: fp, or dwarf[,SIZE] (copied stack, unwound here)");
   cmd->add_option("command", a.command, "Workload to run: [--] CMD [ARGS...]");
   cmd->positionals_at_end();
 }
@@ -66,6 +81,7 @@ void register_trace(CLI::App& app, int& exit_code) {
   cmd->add_flag("--failure", a->failures, "Only calls that failed");
   cmd->add_flag("-T,--time", a->full_time, "Absolute timestamps (ms), not relative to the first event");
   cmd->add_option("--max-events", a->max_events, "Stop after printing N calls");
+  cmd->add_option("--max-stack", a->max_stack, "With --call-graph: show at most N frames of each chain");
   cmd->add_option("-o,--output", a->output, "Write the lines to FILE instead of standard error");
   cmd->add_option("-i,--input", a->input, "Replay a recording (sonde trace record, perf trace record)");
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/frames.h"
+#include "elf/dwarf_info.h"  // InlineFrame
 
 namespace sonde::analysis {
 
@@ -24,6 +25,11 @@ class FrameSymbols {
   // Functions inlined at the frame's address, innermost first (cleared
   // first; empty when unknown). The views live as long as this object.
   virtual void inline_names(const Frame& /*frame*/, uint32_t /*pid*/, std::vector<std::string_view>& out) { out.clear(); }
+  // perf's inline list of a frame (its callchain printing with inline
+  // support: perf trace, perf script): the inlined functions as above, then
+  // the function holding them as DWARF names it, flagged not inlined. Empty
+  // without DWARF for the address.
+  virtual void function_chain(const Frame& /*frame*/, uint32_t /*pid*/, std::vector<InlineFrame>& out) { out.clear(); }
 };
 
 }  // namespace sonde::analysis

@@ -85,4 +85,11 @@ void SymbolResolver::inline_names(const Frame& f, uint32_t pid, std::vector<std:
   for (const auto& in : inlines_) out.push_back(in.function);
 }
 
+void SymbolResolver::function_chain(const Frame& f, uint32_t pid, std::vector<InlineFrame>& out) {
+  out.clear();
+  ObjectHandle h = handle(f, pid);
+  if (!h.valid() || sym_.info(h).kind != ObjectKind::kElf) return;
+  sym_.inline_frames(h, lookup_key(f, h), out, true);
+}
+
 }  // namespace sonde::analysis

@@ -41,7 +41,7 @@ std::optional<SourceLine> DwarfInfo::line(uint64_t vaddr) const {
   return SourceLine{file, static_cast<uint32_t>(line), static_cast<uint32_t>(col)};
 }
 
-size_t DwarfInfo::inline_frames(uint64_t vaddr, std::vector<InlineFrame>& out) const {
+size_t DwarfInfo::inline_frames(uint64_t vaddr, std::vector<InlineFrame>& out, bool with_function) const {
   out.clear();
   Dwarf_Die cu;
   if (!dwarf_addrdie(dw_, vaddr, &cu)) return 0;
@@ -53,8 +53,11 @@ size_t DwarfInfo::inline_frames(uint64_t vaddr, std::vector<InlineFrame>& out) c
   if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0) files = nullptr;
   for (int i = 0; i < n; ++i) {
     Dwarf_Die* s = &scopes[i];
-    if (dwarf_tag(s) != DW_TAG_inlined_subroutine) continue;
+    const int tag = dwarf_tag(s);
+    const bool holder = with_function && tag == DW_TAG_subprogram;
+    if (tag != DW_TAG_inlined_subroutine && !holder) continue;
     InlineFrame f;
+    f.inlined = !holder;
     Dwarf_Attribute attr;
     // The linkage name (mangled) keeps C++ overloads apart; the symbolizer
     // demangles it like any other name.
@@ -70,6 +73,7 @@ size_t DwarfInfo::inline_frames(uint64_t vaddr, std::vector<InlineFrame>& out) c
     if (dwarf_attr(s, DW_AT_call_line, &attr) && dwarf_formudata(&attr, &w) == 0)
       f.call_line = static_cast<uint32_t>(w);
     out.push_back(f);
+    if (holder) break;  // scopes outside the function are not frames
   }
   free(scopes);
   return out.size();

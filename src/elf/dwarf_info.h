@@ -26,6 +26,7 @@ struct SourceLine {
 // to it sits at `call_file:call_line` in the next outer function.
 struct InlineFrame {
   std::string_view function;  // DW_AT_name, or the linkage name when present
+  bool inlined = true;        // false: the function that holds the inlined ones (with_function)
   std::string_view call_file;
   uint32_t call_line = 0;
 };
@@ -40,7 +41,9 @@ class DwarfInfo {
 
   std::optional<SourceLine> line(uint64_t vaddr) const;
   // Clears `out`, fills inlined frames innermost first; returns their number.
-  size_t inline_frames(uint64_t vaddr, std::vector<InlineFrame>& out) const;
+  // `with_function`: then the function that holds them (perf's inline list,
+  // which names a frame as DWARF does).
+  size_t inline_frames(uint64_t vaddr, std::vector<InlineFrame>& out, bool with_function = false) const;
 
  private:
   DwarfInfo() = default;

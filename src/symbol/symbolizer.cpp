@@ -247,13 +247,13 @@ std::optional<SourceLine> Symbolizer::srcline(ObjectHandle h, uint64_t offset) {
   return o->dwarf->line(*addr);
 }
 
-size_t Symbolizer::inline_frames(ObjectHandle h, uint64_t offset, std::vector<InlineFrame>& out) {
+size_t Symbolizer::inline_frames(ObjectHandle h, uint64_t offset, std::vector<InlineFrame>& out, bool with_function) {
   out.clear();
   LoadedObject* o = impl_->object_of(h);
   if (!o || o->info.kind != ObjectKind::kElf || o->info.reason != Reason::kNone) return 0;
   auto addr = impl_->to_vaddr(*o, offset);
   if (!addr || !load_elf_dwarf(*o, impl_->locator, impl_->notes)) return 0;
-  o->dwarf->inline_frames(*addr, out);
+  o->dwarf->inline_frames(*addr, out, with_function);
   if (impl_->opts.demangle) {
     for (auto& f : out) {
       if (f.function.empty()) continue;

@@ -131,7 +131,7 @@ class Symbolizer {
 
   // Source line and inline frames; DWARF is loaded on first use per object.
   std::optional<SourceLine> srcline(ObjectHandle h, uint64_t offset);
-  size_t inline_frames(ObjectHandle h, uint64_t offset, std::vector<InlineFrame>& out);
+  size_t inline_frames(ObjectHandle h, uint64_t offset, std::vector<InlineFrame>& out, bool with_function = false);
 
   const ObjectInfo& info(ObjectHandle h) const;
   // Distinct one-line notes gathered so far (debuginfod failures, mismatches),

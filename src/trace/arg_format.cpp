@@ -197,6 +197,8 @@ std::string format_args(const SyscallSignature& sig, const uint64_t (&args)[6], 
     // perf masks open's mode unless O_CREAT (or O_TMPFILE) asks for one;
     // flags of 0 are not printed, and then nothing masks it.
     if (is_open && name == "mode" && i > 0 && args[i - 1] && !(args[i - 1] & (0100 | 020000000))) continue;
+    // An anonymous mapping ignores its fd and offset: perf masks them.
+    if (sig.name == "mmap" && (name == "fd" || name == "off") && i >= 2 && (args[3] & 0x20)) continue;
     if (strings && (strings->present & (1u << i))) {
       out += fmt::format("{}{}: \"{}\"", out.empty() ? "" : ", ", name, strings->text[i]);
       continue;

@@ -21,11 +21,14 @@
 
 #include "analysis/directory_reader.h"
 #include "analysis/recording_walker.h"
+#include "analysis/symbol_resolver.h"
 #include "format/file_mode_writer.h"
 #include "format/stream_reader.h"
 #include "format/tracepoint_format.h"
 #include "record/file_mode_record.h"
 #include "record/recorder.h"
+#include "symbol/symbolizer.h"
+#include "trace/call_chain_lines.h"
 #include "trace/syscall_strings.h"
 #include "trace/syscall_table.h"
 #include "trace/syscall_tracer.h"
@@ -69,6 +72,9 @@ SyscallEventLayout layout_of(const format::TracepointFormat& fmt) {
 class SampleDispatch {
  public:
   SampleDispatch(analysis::RecordingWalker& walker, SyscallTracer& tracer) : walker_(walker), tracer_(tracer) {}
+  // Call chains under the lines: each exit that printed a line and carries
+  // a chain (--call-graph, or a recording made with one).
+  void print_chains(CallChainLines* chains, std::FILE* out) { chains_ = chains, out_ = out; }
 
   void operator()(const format::Sample& s) {
     const SyscallEventLayout& l = layout(s.event);
@@ -90,7 +96,12 @@ class SampleDispatch {
       for (int i = 0; i < 6; ++i) args[i] = load<uint64_t>(s.raw.data() + l.value_offset + 8 * i);
       tracer_.on_enter(s.pid, s.tid, s.time, nr, args);
     } else {
+      const uint64_t printed = tracer_.lines_printed();
       tracer_.on_exit(s.pid, s.tid, s.time, nr, load<int64_t>(s.raw.data() + l.value_offset));
+      if (chains_ && tracer_.lines_printed() > printed && !s.callchain.empty()) {
+        std::string text = chains_->lines(s, walker_.space());
+        std::fwrite(text.data(), 1, text.size(), out_);
+      }
     }
   }
   uint64_t malformed() const { return malformed_; }
@@ -112,6 +123,8 @@ class SampleDispatch {
   std::unordered_map<uint64_t, format::TracepointFormat> formats_;
   std::unordered_map<const format::EventInfo*, SyscallEventLayout> layouts_;
   uint64_t malformed_ = 0;
+  CallChainLines* chains_ = nullptr;
+  std::FILE* out_ = nullptr;
 };
 
 // SIGINT/SIGTERM end a live trace through the recorder's stop_fd: blocked
@@ -184,6 +197,10 @@ record::RecordOptions recorder_options(const TraceOptions& o, const TracerOption
   r.mmap_pages = 1024;  // 4 MiB per CPU: two samples per call come fast (perf trace sizes its buffers up too)
   r.cmdline = o.cmdline;
   r.quiet = true;
+  // perf trace's --call-graph: the user part only (its --kernel-syscall-graph is off).
+  r.callchain = o.callchain;
+  r.user_callchain = o.callchain;
+  r.user_stack_bytes = o.user_stack_bytes;
   std::string filter;
   if (!t.syscalls.empty() && t.syscalls.size() <= kMaxKernelFilterCalls) {
     for (uint32_t nr : t.syscalls) filter += fmt::format("{}id == {}", filter.empty() ? "" : " || ", nr);
@@ -213,10 +230,15 @@ struct Output {
 // Reads `reader` to its end, printing; then the summary and what was lost.
 void replay(format::RecordReader& reader, const TracerOptions& topts, SyscallSignatures& signatures,
             const TraceOptions& o, std::FILE* out, const std::function<void()>& on_done) {
-  analysis::RecordingWalker walker(reader, analysis::no_unwinding());
+  // Symbols and the DWARF unwinder are loaded only when a chain is printed.
+  Symbolizer symbolizer;
+  analysis::SymbolResolver resolver(symbolizer);
+  CallChainLines chains(resolver, o.max_stack);
+  analysis::RecordingWalker walker(reader, analysis::dwarf_unwinding(""));
   CommLookup comm = [&](uint32_t tid) { return walker.space().comm(tid, tid); };
   SyscallTracer tracer(topts, signatures, out, comm);
   SampleDispatch dispatch(walker, tracer);
+  dispatch.print_chains(&chains, out);
   bool stopped = false;
   walker.run([&](const format::Sample& s) {
     dispatch(s);

@@ -28,6 +28,9 @@ struct TraceOptions {
   std::string output;                 // -o: the text ("" = stderr)
   std::string input;                  // -i: replay this recording
   std::vector<std::string> cmdline;   // for the recording's FEAT_CMDLINE
+  bool callchain = false;             // --call-graph fp|dwarf: each call's user call chain under its line
+  uint32_t user_stack_bytes = 0;      // --call-graph dwarf[,SIZE]: user stack copied at each exit
+  uint32_t max_stack = 0;             // --max-stack: frames shown per chain (0 = all)
 };
 
 // The events `trace` records: perf trace record's.

@@ -58,7 +58,10 @@ TEST(TraceFormat, ArgumentsAsPerfTracePrintsThem) {
                          {"flags", "unsigned long", false}, {"fd", "unsigned long", false}, {"off", "unsigned long", false}},
                         true};
   const uint64_t margs[6] = {0, 8192, 3, 0x22, static_cast<uint64_t>(-1), 0};
-  EXPECT_EQ(format_args(mmap, margs, none), "len: 8192, prot: READ|WRITE, flags: PRIVATE|ANONYMOUS, fd: -1");
+  // perf masks an anonymous mapping's fd and offset (its mmap flags beautifier).
+  EXPECT_EQ(format_args(mmap, margs, none), "len: 8192, prot: READ|WRITE, flags: PRIVATE|ANONYMOUS");
+  const uint64_t file_map[6] = {0, 8192, 1, 0x2, 3, 4096};
+  EXPECT_EQ(format_args(mmap, file_map, none), "len: 8192, prot: READ, flags: PRIVATE, fd: 3, off: 0x1000");
   SyscallSignature kill{"kill", {{"pid", "pid_t", false}, {"sig", "int", false}}, true};
   const uint64_t kargs[6] = {1234, 9, 0, 0, 0, 0};
   auto comm = [](uint32_t tid) { return tid == 1234 ? std::string_view("cat") : std::string_view{}; };

@@ -172,6 +172,83 @@ TEST_F(Trace, DescriptorsShowTheFilesLivePerfTraceShows) {
   }
 }
 
+// The lines under a call's line (perf trace's chain: 39 columns in, then
+// "SYMBOL (DSO)"), for the first call named `name`.
+std::vector<std::string> chain_under(const std::string& text, const std::string& name) {
+  std::vector<std::string> out;
+  bool in = false;
+  for (const auto& l : lines(text)) {
+    if (l.find(" " + name + "(") != std::string::npos && out.empty()) {
+      in = true;
+      continue;
+    }
+    if (!in) continue;
+    if (!l.starts_with(std::string(39, ' '))) break;
+    out.push_back(l);
+  }
+  return out;
+}
+
+// --call-graph fp and dwarf: the chain under the fixture's write is perf
+// trace's, line for line (inlined frames and the names DWARF gives them
+// included), and reaches the fixture's three functions in order.
+TEST_F(Trace, CallGraphLinesAreThoseOfPerfTrace) {
+  auto chain_bin = *dir_ / "trace_chain";
+  ASSERT_TRUE(compile_fixture("trace_chain.c", chain_bin, "-O1 -g -fno-omit-frame-pointer"));
+  for (const char* mode : {"fp", "dwarf"}) {
+    auto perf = run({"perf", "trace", "--call-graph", mode, "-e", "write", "--", chain_bin});
+    ASSERT_EQ(perf.exit_code, 0) << perf.err;
+    auto ours = run({sonde_bin(), "trace", "--call-graph", mode, "-e", "write", "--", chain_bin});
+    ASSERT_EQ(ours.exit_code, 0) << ours.err;
+    auto p = chain_under(perf.err, "write"), s = chain_under(ours.err, "write");
+    EXPECT_EQ(s, p) << mode << "\nsonde:\n" << ours.err << "\nperf:\n" << perf.err;
+    std::string joined;
+    for (const auto& l : s) joined += l + "\n";
+    auto at = [&](const char* fn) { return joined.find(std::string(39, ' ') + fn + " ("); };
+    EXPECT_LT(at("inner"), at("outer")) << joined;
+    if (std::string(mode) == "dwarf") {
+      EXPECT_LT(at("leaf_write"), at("inner")) << joined;
+      EXPECT_NE(at("main"), std::string::npos) << joined;
+    }
+  }
+  auto few = run({sonde_bin(), "trace", "--call-graph", "dwarf", "--max-stack", "2", "-e", "write", "--", chain_bin});
+  ASSERT_EQ(few.exit_code, 0) << few.err;
+  EXPECT_EQ(chain_under(few.err, "write").size(), 2u) << few.err;
+}
+
+// perf trace record --call-graph dwarf keeps the kernel's part of each chain
+// too; replayed, sonde prints the same chain lines as perf trace -i. perf
+// unwinds the copied user stacks only when --call-graph dwarf is repeated
+// at replay; sonde always does.
+TEST_F(Trace, ReplayedChainsOfPerfsRecordingAreThoseOfPerfTrace) {
+  auto chain_bin = *dir_ / "trace_chain_replay";
+  ASSERT_TRUE(compile_fixture("trace_chain.c", chain_bin, "-O1 -g -fno-omit-frame-pointer"));
+  auto data = *dir_ / "perf-chains.data";
+  auto rec = run({"perf", "trace", "record", "--call-graph", "dwarf", "-o", data, "--", chain_bin});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto perf = run({"perf", "trace", "-i", data, "--call-graph", "dwarf"});
+  auto ours = run({sonde_bin(), "trace", "-i", data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  auto p = chain_under(perf.err, "write"), s = chain_under(ours.err, "write");
+  ASSERT_FALSE(p.empty()) << perf.err;
+  EXPECT_EQ(s, p) << "sonde:\n" << ours.err << "\nperf:\n" << perf.err;
+}
+
+TEST_F(Trace, CallGraphBadInputIsOneLineAndExitTwo) {
+  for (auto [arg, message] : {std::pair{"lbr", "--call-graph 'lbr' is not supported here"},
+                              std::pair{"cfi", "--call-graph 'cfi' is not supported here"},
+                              std::pair{"dwarf,7", "the stack size must be a multiple of 8"},
+                              std::pair{"frames", "unsupported --call-graph 'frames'"}}) {
+    auto r = run({sonde_bin(), "trace", "--call-graph", arg, "--", "true"});
+    EXPECT_EQ(r.exit_code, 2) << arg << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  auto r = run({sonde_bin(), "trace", "--max-stack", "0", "--", "true"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("invalid --max-stack '0'"), std::string::npos) << r.err;
+}
+
 TEST_F(Trace, BadInputIsOneLineAndExitTwo) {
   struct Case {
     std::vector<std::string> args;
