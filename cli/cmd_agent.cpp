@@ -56,8 +56,9 @@ void run_agent_command(const AgentArgs& a, int& exit_code) {
     std::fflush(stderr);
   };
   fleet::AgentTotals t = fleet::run_agent(o, symbolizer_for, g_stop, log);
-  log(fmt::format("{} files pushed ({} samples in {} rows), {} failed and kept, {} removed unpushed", t.files,
-                  t.samples, t.rows, t.failed, t.removed_unpushed));
+  log(fmt::format("{} files pushed ({} samples in {} rows), {} failed and kept, {} removed unpushed, {} samples lost "
+                  "while recording",
+                  t.files, t.samples, t.rows, t.failed, t.removed_unpushed, t.lost_samples));
   if (t.failed || t.removed_unpushed) exit_code = 1;
 }
 

@@ -90,8 +90,9 @@ AgentTotals run_agent(const AgentOptions& o, const std::function<std::unique_ptr
       if (down) log(fmt::format("the store is back; {} files wait", files.size()));
       down = false;
       backoff = o.first_backoff;
-      ++t.files, t.samples += r.samples, t.rows += r.rows;
-      log(fmt::format("pushed {}: {} samples in {} rows", file, r.samples, r.rows));
+      ++t.files, t.samples += r.samples, t.rows += r.rows, t.lost_samples += r.lost_samples;
+      log(fmt::format("pushed {}: {} samples in {} rows{}", file, r.samples, r.rows,
+                      r.lost_samples ? fmt::format(" ({} lost while recording)", r.lost_samples) : std::string()));
       if (o.keep) pushed.insert(file);
       else ::unlink(file.c_str());
     } catch (const StoreUnavailable& e) {

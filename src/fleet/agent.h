@@ -38,6 +38,7 @@ struct AgentOptions {
 
 struct AgentTotals {
   uint64_t files = 0, samples = 0, rows = 0, failed = 0, removed_unpushed = 0, retries = 0;
+  uint64_t lost_samples = 0;  // lost by the recorder while recording (the pushed files say so)
 };
 
 // The rotated files of `output` waiting now, oldest first.

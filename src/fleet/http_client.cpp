@@ -147,7 +147,11 @@ HttpResponse http_post(const std::string& host, uint16_t port, const std::string
                     std::to_string(body.size()) + "\r\n\r\n";
   send_all(s.fd, req, where);
   send_all(s.fd, body, where);
-  return parse_http_response(receive_all(s.fd, where), where);
+  const std::string answer = receive_all(s.fd, where);
+  // A store that stops (or restarts) while a request is under way closes
+  // the connection without an answer: down, not a rejection.
+  if (answer.empty()) unavailable("store {}: closed the connection without answering", where);
+  return parse_http_response(answer, where);
 }
 
 }  // namespace sonde::fleet

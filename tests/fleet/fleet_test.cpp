@@ -195,6 +195,57 @@ TEST_F(Fleet, SondeProbeHitsCarryTheirFieldsAsLabels) {
             "['flags']\t['0']\t1\n['flags']\t['1']\t1\n['flags']\t['2']\t1\n");
 }
 
+// Per event of a report's header: "# Samples: N  of event 'E'" and the
+// "# Event count (approx.): P" after it, as "E N P" lines.
+std::vector<std::string> event_totals(const std::string& report) {
+  std::vector<std::string> out;
+  std::smatch m;
+  for (const auto& l : lines(report)) {
+    if (std::regex_match(l, m, std::regex("# Samples: ([0-9]+)  of event '(.*)'")))
+      out.push_back(m[2].str() + " " + m[1].str());
+    else if (std::regex_match(l, m, std::regex("# Event count \\(approx\\.\\): ([0-9]+)")) && !out.empty())
+      out.back() += " " + m[1].str();
+  }
+  return out;
+}
+
+// Off-CPU time (offcpu-time, offcpu-time:preempt: nanoseconds blocked or
+// waiting to run, with the stack that blocked) goes as it is in the file:
+// the store's rows per event, its report and its totals are the file's.
+TEST_F(Fleet, OffCpuTimeGoesToTheStoreAsTheFileHasIt) {
+  ASSERT_TRUE(compile_fixture("offcpu_waits.c", *dir_ / "offcpu_waits", "-O2 -fno-omit-frame-pointer -pthread"));
+  auto rec = run({sonde_bin(), "record", "-q", "-g", "--off-cpu", "--off-cpu-thresh", "10", "-o", path("offcpu.data"),
+                  "--", *dir_ / "offcpu_waits"});
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto p = run({sonde_bin(), "push", "-i", path("offcpu.data"), "--to", server_->url("offcpu"), "--host", "h",
+                "--start", std::to_string(now() - 60)});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  // The file's report: samples and nanoseconds per event (sonde -n prints
+  // exact counts), and its rows; the store's must be the same.
+  auto file = run({sonde_bin(), "report", "-i", path("offcpu.data"), "--no-children", "-n"});
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  const auto totals = event_totals(file.out);
+  ASSERT_FALSE(totals.empty()) << file.out;
+  std::string store_totals;
+  for (const auto& row : lines(server_->query("SELECT event, sum(count), sum(period) FROM offcpu.sonde_samples FINAL "
+                                              "GROUP BY event ORDER BY event FORMAT TabSeparated")))
+    if (!row.empty()) store_totals += std::regex_replace(row, std::regex("\t"), " ") + "\n";
+  auto sorted = totals;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(store_totals, fmt::format("{}\n", fmt::join(sorted, "\n")));
+  EXPECT_NE(store_totals.find("offcpu-time "), std::string::npos) << store_totals;
+  EXPECT_EQ(server_->query("SELECT DISTINCT event_unit FROM offcpu.sonde_samples WHERE event LIKE 'offcpu-time%'"),
+            "nanoseconds\n");
+  // The blocked thread nap's 10 sleeps are under offcpu-time, in nap().
+  EXPECT_NE(server_->query("SELECT sum(count) FROM offcpu.sonde_samples FINAL WHERE event = 'offcpu-time' AND comm = "
+                           "'nap' AND stack_id IN (SELECT stack_id FROM offcpu.sonde_stacks WHERE "
+                           "arrayExists(f -> position(f, '\x1fnap\x1f') > 0, frames))"),
+            "0\n");
+  auto store = report_rows(server_->url("offcpu"));
+  auto local = report_rows(path("offcpu.data"));
+  EXPECT_EQ(first_difference(fmt::format("{}", fmt::join(store, "\n")), fmt::format("{}", fmt::join(local, "\n"))), "");
+}
+
 TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
   struct Case {
     std::vector<std::string> args;
@@ -319,31 +370,106 @@ void rotate_in(const std::string& dir, const std::vector<std::string>& files) {
     std::filesystem::copy_file(f, fmt::format("{}/prof.data.20261206000000{:02}", dir, n++));
 }
 
-TEST_F(Fleet, AgentKeepsFilesWhileTheStoreIsDownThenPushesThemAll) {
-  ASSERT_EQ(push("base.data", "expect", "a", now() - 600).exit_code, 0);
-  ASSERT_EQ(push("new.data", "expect", "a", now() - 300).exit_code, 0);
-  const uint64_t expected = total("expect");
-  const std::string cont = *dir_ / "cont";
-  rotate_in(cont, {path("base.data"), path("new.data")});
+// A process this test started, ended by its pid (SIGINT: a recorder ends
+// its workload and closes its last file) and reaped if a check gave up.
+struct Child {
+  pid_t pid = -1;
+  ~Child() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGINT);
+    ::waitpid(pid, nullptr, 0);
+  }
+  // Waits for it: its exit status (-1 when killed by a signal).
+  int exit_status() {
+    int status = 0;
+    const bool reaped = ::waitpid(pid, &status, 0) == pid;
+    pid = -1;
+    return reaped && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+};
+
+size_t rotated_count(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    n += std::regex_match(e.path().filename().string(), std::regex("prof\\.data\\.[0-9]+"));
+  return n;
+}
+
+// What perf 6.1 reads in a recording: its samples, their period (the
+// events' counts summed) and the samples it lost.
+struct FileTotals {
+  uint64_t samples = 0, period = 0, lost = 0;
+};
+FileTotals perf_totals(const std::string& file) {
+  FileTotals t;
+  auto stats = run({"/usr/bin/perf", "report", "-i", file, "--stats"});
+  EXPECT_EQ(stats.exit_code, 0) << file << ": " << stats.err;
+  std::smatch m;
+  if (std::regex_search(stats.out, m, std::regex("SAMPLE events: *([0-9]+)"))) t.samples = std::stoull(m[1]);
+  auto report = run({"/usr/bin/perf", "report", "-i", file, "--stdio", "--no-children", "-g", "none", "--sort", "comm"});
+  EXPECT_EQ(report.exit_code, 0) << file << ": " << report.err;
+  for (const auto& l : lines(report.out)) {
+    if (std::regex_match(l, m, std::regex("# Event count \\(approx\\.\\): ([0-9]+)"))) t.period += std::stoull(m[1]);
+    if (std::regex_match(l, m, std::regex("# Total Lost Samples: ([0-9]+)"))) t.lost += std::stoull(m[1]);
+  }
+  return t;
+}
+
+// The store stopped (by its pid) and started again during a continuous run:
+// `sonde record --switch-output=1s` and `sonde agent` beside it, as
+// docs/fleet.md runs them. While the store is down the closed files wait;
+// once it is back they go, and the files the recorder closes after go too;
+// the store's totals then equal what perf reads in the files, exactly.
+TEST_F(Fleet, StoreStoppedDuringAContinuousRunLosesNothing) {
+  const std::string dir = *dir_ / "outage", out = dir + "/prof.data", log_file = *dir_ / "outage-agent.err";
+  std::filesystem::create_directories(dir);
+  Child rec{start_process({sonde_bin(), "record", "-q", "-g", "--switch-output=1s", "-o", out, "--", path("two_mix"),
+                           "3600", "50"},
+                          *dir_ / "outage-record.err")};
+  Child agent{start_process({sonde_bin(), "agent", "-o", out, "--to", server_->url("outage"), "--host", "h", "--pid",
+                             std::to_string(rec.pid), "--drain", "--keep", "--max-backoff", "1"},
+                            log_file)};
+  auto log = [&] { return read_text(log_file); };
+  auto pushed = [&] { return count_lines_with(log(), "sonde agent: pushed "); };
+  ASSERT_TRUE(wait_until([&] { return pushed() >= 1; })) << log();  // the store is up: a first file goes
   server_->stop();
-  const std::string err = *dir_ / "agent.err";
-  pid_t agent = start_process({sonde_bin(), "agent", "-o", cont + "/prof.data", "--to", server_->url("cont"), "--host",
-                               "a", "--drain", "--max-backoff", "1"},
-                              err);
-  ASSERT_GT(agent, 0);
-  // Waits (bounded) for the agent to say the store is down.
-  wait_until([&] { return read_text(err).find("the store is down") != std::string::npos; });
-  EXPECT_NE(read_text(err).find("2 files wait"), std::string::npos) << read_text(err);
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cont), std::filesystem::directory_iterator()), 2);
+  const size_t closed_at_stop = rotated_count(dir);
+  ASSERT_TRUE(wait_until([&] { return log().find("the store is down") != std::string::npos; })) << log();
+  // Two more files close while it is down; they wait, unpushed.
+  ASSERT_TRUE(wait_until([&] { return rotated_count(dir) >= closed_at_stop + 2; }));
+  const size_t pushed_while_down = pushed();
+  EXPECT_LT(pushed_while_down, rotated_count(dir));
   ASSERT_TRUE(server_->start()) << server_->error();
-  int status = 0;
-  ASSERT_EQ(::waitpid(agent, &status, 0), agent);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(err);
-  const std::string log = read_text(err);
-  EXPECT_NE(log.find("the store is back"), std::string::npos) << log;
-  EXPECT_NE(log.find("2 files pushed (" + std::to_string(expected) + " samples"), std::string::npos) << log;
-  EXPECT_EQ(total("cont"), expected);
-  EXPECT_TRUE(std::filesystem::is_empty(cont));
+  ASSERT_TRUE(wait_until([&] { return log().find("the store is back") != std::string::npos; })) << log();
+  // The push resumes: every file waiting is sent, then one the recorder
+  // closes after the restart.
+  const size_t closed_at_start = rotated_count(dir);
+  ASSERT_TRUE(wait_until([&] { return pushed() > closed_at_start; })) << log();
+  ASSERT_EQ(::kill(rec.pid, 0), 0) << "the recorder ended before the end of the test";
+  ::kill(rec.pid, SIGINT);
+  // The recorder ends its workload with SIGTERM, and exits with its status.
+  EXPECT_EQ(rec.exit_status(), 128 + SIGTERM) << read_text(*dir_ / "outage-record.err");
+  EXPECT_EQ(agent.exit_status(), 0) << log();
+  // Totals: the store's against perf's reading of every file on disk.
+  const size_t files = rotated_count(dir);
+  FileTotals local;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const FileTotals t = perf_totals(e.path());
+    local.samples += t.samples, local.period += t.period, local.lost += t.lost;
+  }
+  ASSERT_GT(local.samples, 0u);
+  EXPECT_EQ(total("outage"), local.samples);
+  EXPECT_EQ(server_->query("SELECT sum(period) FROM outage.sonde_samples FINAL"), std::to_string(local.period) + "\n");
+  EXPECT_EQ(server_->query("SELECT count(), sum(samples), sum(lost_samples) FROM outage.sonde_recordings FINAL FORMAT "
+                           "TabSeparated"),
+            fmt::format("{}\t{}\t{}\n", files, local.samples, local.lost));
+  const std::string l = log();
+  EXPECT_EQ(count_lines_with(l, "the store is down"), 1u) << l;
+  EXPECT_EQ(count_lines_with(l, "the store is back"), 1u) << l;
+  EXPECT_NE(l.find(fmt::format("{} files pushed ({} samples in ", files, local.samples)), std::string::npos) << l;
+  EXPECT_NE(l.find(fmt::format("0 failed and kept, 0 removed unpushed, {} samples lost while recording", local.lost)),
+            std::string::npos)
+      << l;
 }
 
 TEST_F(Fleet, AgentBesideARotatingRecordPushesEveryFileAsItCloses) {
