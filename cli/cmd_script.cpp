@@ -3,6 +3,7 @@
 
 #include "analysis/directory_reader.h"
 #include "commands.h"
+#include "fleet/store_listing.h"
 #include "fleet/store_url.h"
 #include "reading_options.h"
 #include "format/stream_reader.h"
@@ -42,6 +43,21 @@ struct ScriptArgs {
   bool strict = false;
 };
 
+// The store's rows, one entry each (fleet/store_listing.h). Options that
+// need each sample or the recording's records are usage errors.
+void script_store(const ScriptArgs& a, const std::string& url) {
+  const std::pair<bool, const char*> per_sample[] = {
+      {!a.fields.empty(), "-F"},       {a.no_symbols, "--no-symbols"},  {a.build_ids, "--build-ids"},
+      {a.inline_frames, "--inline"},   {a.nanoseconds, "--ns"},         {a.dump_raw, "-D"},
+      {a.header, "--header"},          {a.show_mmap_events, "--show-mmap-events"},
+      {a.show_task_events, "--show-task-events"}, {!a.symbols_shown.empty(), "-S"}, {!a.time.empty(), "--time"},
+      {!a.comms.empty(), "--comm (use the URL's comm=)"}, {!a.pids.empty(), "--pid"}, {!a.tids.empty(), "--tid"},
+      {a.strict, "--strict"}};
+  for (const auto& [given, name] : per_sample)
+    if (given) throw_usage("script: {} needs a recording, not a store (the store keeps aggregates: docs/fleet.md)", name);
+  fleet::print_store_listing(fleet::load_store_listing(url), a.max_stack, a.hide_callchain, stdout);
+}
+
 void run_script(const ScriptArgs& args) {
   // Options first: a usage error must not wait for (or half-print) the input.
   script::FieldSelection fields;
@@ -55,9 +71,7 @@ void run_script(const ScriptArgs& args) {
   analysis::TimeSpec time;
   if (!args.time.empty()) time = analysis::TimeSpec::parse(args.time);
   const std::string input = args.input.empty() ? default_recording() : args.input;
-  if (fleet::is_store_url(input))
-    throw_usage("script: needs a recording, not a store: a store keeps aggregates, not each sample (docs/fleet.md); "
-                "use report or convert");
+  if (fleet::is_store_url(input)) return script_store(args, input);
   script::ScriptOptions opts;
   opts.filter.comms = args.comms;
   opts.filter.pids = args.pids;

@@ -2,7 +2,9 @@
 // first byte picks the parser. 0: a whole HTTP answer; 1: a chunked body;
 // else the readers' two TabSeparated answers (aggregates, then stacks, split
 // at the first NUL byte) assembled into a Profile, whose indices must all
-// point inside its tables, then written as folded stacks.
+// point inside its tables, then written as folded stacks; and the same
+// answers as `script`'s listing of the store, printed.
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -12,6 +14,7 @@
 #include "fleet/clickhouse.h"
 #include "fleet/fleet_query.h"
 #include "fleet/http_client.h"
+#include "fleet/store_listing.h"
 #include "util/error.h"
 
 namespace {
@@ -45,6 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check_indices(p);
       std::ostringstream out;
       sonde::convert::write_folded(p, {}, out);
+      // The same answers as script's listing (whose rows have two more
+      // columns: short rows are skipped), printed.
+      const sonde::fleet::StoreListing l = sonde::fleet::listing_from_answers(samples, stacks);
+      check_indices(l.profile);
+      if (std::FILE* sink = std::fopen("/dev/null", "w")) {
+        sonde::fleet::print_store_listing(l, 0, false, sink);
+        std::fclose(sink);
+      }
     }
   } catch (const sonde::Error&) {
   }

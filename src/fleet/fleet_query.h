@@ -34,6 +34,12 @@ std::string glob_to_regex(const std::string& glob);
 analysis::Profile profile_from_answers(const std::vector<std::vector<std::string>>& samples,
                                        const std::vector<std::vector<std::string>>& stacks);
 
+class ClickHouse;
+// The stacks (stack_id, frames joined by kFrameSep) of the sample rows
+// `samples` selects ("DB.sonde_samples FINAL WHERE ...").
+std::vector<std::vector<std::string>> fetch_stacks(const ClickHouse& ch, const std::string& database,
+                                                   const std::string& samples);
+
 // Runs the queries and assembles the Profile. Throws runtime errors for a
 // store that is down or rejects them.
 analysis::Profile load_fleet_profile(const std::string& url_text);

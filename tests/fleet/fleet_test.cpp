@@ -128,6 +128,47 @@ TEST_F(Fleet, TwoHostsSumAndADiffOfTwoRangesShowsWhatGrew) {
   EXPECT_NE(html.find("mix_b"), std::string::npos);
 }
 
+// `sonde script` over the store: one entry per stored row in perf script's
+// layout (its bucket's time, summed period, samples=N, host and labels),
+// its frames below; the entries hold every sample and every period.
+TEST_F(Fleet, ScriptListsTheStoresRowsWithTheirFrames) {
+  const int64_t start = now() - 600;
+  ASSERT_EQ(push("base.data", "listing", "web-1", start).exit_code, 0);
+  ASSERT_EQ(push("new.data", "listing", "web-2", start).exit_code, 0);
+  auto r = run({sonde_bin(), "script", "-i", server_->url("listing") + "?host=web-1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex head("two_mix +[0-9]+/[0-9]+ +\\[[0-9]{3}\\] ([0-9]+)\\.000000: +([0-9]+) cpu-clock: samples=([0-9]+) "
+                        "host=web-1 team=core");
+  uint64_t entries = 0, samples = 0, period = 0;
+  std::smatch m;
+  for (const auto& l : lines(r.out)) {
+    if (l.empty() || l[0] == '\t') continue;
+    ASSERT_TRUE(std::regex_match(l, m, head)) << l;
+    EXPECT_EQ(std::stoll(m[1]), start - start % 60);  // the bucket's start
+    ++entries, period += std::stoull(m[2]), samples += std::stoull(m[3]);
+  }
+  EXPECT_EQ(samples, total("listing", "host = 'web-1'"));
+  EXPECT_EQ(std::to_string(period) + "\n",
+            server_->query("SELECT sum(period) FROM listing.sonde_samples FINAL WHERE host = 'web-1'"));
+  EXPECT_EQ(std::to_string(entries) + "\n",
+            server_->query("SELECT count() FROM (SELECT 1 FROM listing.sonde_samples FINAL WHERE host = 'web-1' "
+                           "GROUP BY bucket, event, comm, pid, tid, cpu, stack_id, label_values)"));
+  // mix_b's frames, leaf first, as perf script prints them.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n\t +[0-9a-f]+ mix_b\\+0x[0-9a-f]+ \\(" + path("two_mix") +
+                                                  "\\)\n\t +[0-9a-f]+ main\\+0x[0-9a-f]+ \\(")))
+      << r.out.substr(0, 2000);
+  // -G: the lines alone; --max-stack 1: the leaf alone.
+  auto g = run({sonde_bin(), "script", "-i", server_->url("listing") + "?host=web-1", "-G"});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_EQ(lines(g.out).size(), entries);
+  auto one = run({sonde_bin(), "script", "-i", server_->url("listing") + "?host=web-1", "--max-stack", "1"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(count_lines_with(one.out, "\t"), entries);
+  // Both hosts: web-2's entries too.
+  auto both = run({sonde_bin(), "script", "-i", server_->url("listing"), "-G"});
+  EXPECT_GT(count_lines_with(both.out, " host=web-2 "), 0u) << both.out.substr(0, 2000);
+}
+
 // "What got slower after the deploy": two builds of the program (another
 // build-id), selected by build_id in the URL.
 TEST_F(Fleet, ADiffOfTwoBuildsShowsWhatGrew) {
@@ -170,6 +211,12 @@ TEST_F(Fleet, ProbeHitsCarryTheirArgumentsAsLabels) {
   auto one = run({sonde_bin(), "report", "-i", server_->url("sdt") + "?event=%25sfix:plain&label.arg1=1", "-n"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_NE(one.out.find("# Samples: 1  of event '%sfix:plain'"), std::string::npos) << one.out;
+  // script lists each argument list's entry with its labels.
+  auto listed = run({sonde_bin(), "script", "-i", server_->url("sdt") + "?event=%25sfix:plain", "-G"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  for (const char* arg : {"0", "1", "2"})
+    EXPECT_EQ(count_lines_with(listed.out, std::string(" %sfix:plain: samples=1 host=h team=core arg1=") + arg), 1u)
+        << listed.out;
   auto all = run({sonde_bin(), "report", "-i", server_->url("sdt"), "-n"});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find("# Samples: 3  of event '%sfix:plain'"), std::string::npos) << all.out;
@@ -268,7 +315,9 @@ TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
       {{"push", "-i", path("base.data"), "--to", db + "?host=a"}, 2, "no query parameters when pushing"},
       {{"report", "-i", db, "--stats"}, 2, "need a recording, not a store"},
       {{"convert", "-i", db, "--to", "perf", "-o", path("x.data")}, 2, "needs a recording, not a store"},
-      {{"script", "-i", db}, 2, "script: needs a recording, not a store: a store keeps aggregates"},
+      {{"script", "-i", db, "-F", "comm,ip"}, 2, "script: -F needs a recording, not a store"},
+      {{"script", "-i", db, "--time", "1,2"}, 2, "script: --time needs a recording, not a store"},
+      {{"script", "-i", db + "?hosts=a"}, 2, "unknown parameter 'hosts'"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> argv = {sonde_bin()};

@@ -8,6 +8,7 @@
 #include "fleet/http_client.h"
 #include "fleet/push.h"
 #include "fleet/stack_codec.h"
+#include "fleet/store_listing.h"
 #include "fleet/store_url.h"
 #include "util/error.h"
 
@@ -115,6 +116,37 @@ TEST(FleetStacks, EncodeDecodeKeepsFramesAndSharesPrefixes) {
   EXPECT_EQ(encode_stack(q, leaf), frames);
   EXPECT_EQ(d.add_stack({"broken"}), UINT32_MAX);
   EXPECT_EQ(d.bad_frames(), 1u);
+}
+
+}  // namespace
+
+namespace {
+
+// script's listing: a row per entry with its bucket, samples, host and
+// labels; a row short of the host and labels columns is skipped.
+TEST(FleetListing, RowsBecomeEntriesInPerfScriptsLayout) {
+  const std::vector<std::vector<std::string>> rows = {
+      {"cpu-clock", "nanoseconds", "0", "0", "app", "7", "8", "1", "42", "3", "750", "1800000000", "web-1", "zone=eu"},
+      {"cpu-clock", "nanoseconds", "0", "0", "app", "7", "8", "1", "42", "2", "500", "1800000000"},
+      {"%p:hit", "events", "0", "1", "app", "7", "9", "0", "43", "1", "1", "1800000060", "web-2", ""}};
+  const std::vector<std::vector<std::string>> stacks = {
+      {"42", "0\x1f" "1\x1f/bin/app\x1f\x1fwork\x1fwork\x1f" "1\x1f\x1f" "401000\x1f" "1000\x1f" "10"}};
+  const StoreListing l = listing_from_answers(rows, stacks);
+  ASSERT_EQ(l.profile.samples.size(), 2u);
+  ASSERT_EQ(l.extras.size(), 2u);
+  EXPECT_EQ(l.extras[0], "samples=3 host=web-1 zone=eu");
+  EXPECT_EQ(l.extras[1], "samples=1 host=web-2");
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  print_store_listing(l, 0, false, f);
+  std::rewind(f);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  EXPECT_EQ(text,
+            "app       7/8       [001] 1800000000.000000:        750 cpu-clock: samples=3 host=web-1 zone=eu\n"
+            "\t          401000 work+0x10 (/bin/app)\n\n"
+            "app       7/9       [000] 1800000060.000000:          1 %p:hit: samples=1 host=web-2\n\n");
 }
 
 }  // namespace
