@@ -318,6 +318,8 @@ TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
       {{"push", "-i", path("base.data"), "--to", db + "?host=a"}, 2, "no query parameters when pushing"},
       {{"report", "-i", db, "--stats"}, 2, "need a recording, not a store"},
       {{"convert", "-i", db, "--to", "perf", "-o", path("x.data")}, 2, "needs a recording, not a store"},
+      {{"agent", "-o", path("x.data"), "--to", "clickhouse://127.0.0.1:1"}, 2, "no database"},
+      {{"agent", "-o", path("x.data"), "--to", db, "--label", "team"}, 2, "--label 'team' is not KEY=VALUE"},
       {{"script", "-i", db, "-F", "comm,ip"}, 2, "script: -F needs a recording, not a store"},
       {{"script", "-i", db, "--time", "1,2"}, 2, "script: --time needs a recording, not a store"},
       {{"script", "-i", db + "?hosts=a"}, 2, "unknown parameter 'hosts'"},
@@ -349,9 +351,19 @@ TEST_F(Fleet, AStoreThatIsDownOrRejectsTheBatchIsOneRuntimeLine) {
       << rejected.err;
   EXPECT_EQ(count_lines_with(rejected.err, ""), 1u) << rejected.err;
   // A reader of a store that is down.
-  auto r = run({sonde_bin(), "report", "-i", "clickhouse://127.0.0.1:1/x"});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("unreachable"), std::string::npos) << r.err;
+  // A reader's query the store rejects: a database nothing was pushed to.
+  for (const char* reader : {"report", "script"}) {
+    auto r = run({sonde_bin(), reader, "-i", server_->url("nothing_pushed")});
+    EXPECT_EQ(r.exit_code, 1) << reader;
+    EXPECT_NE(r.err.find("rejected the request (HTTP"), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines_with(r.err, ""), 1u) << r.err;
+  }
+  for (const char* reader : {"report", "script"}) {
+    auto r = run({sonde_bin(), reader, "-i", "clickhouse://127.0.0.1:1/x"});
+    EXPECT_EQ(r.exit_code, 1) << reader;
+    EXPECT_NE(r.err.find("store 127.0.0.1:1 is unreachable"), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines_with(r.err, ""), 1u) << r.err;
+  }
 }
 
 // A port where the kernel accepts connections (the listen backlog) and
