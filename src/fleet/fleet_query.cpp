@@ -136,23 +136,27 @@ std::chrono::seconds request_timeout(const StoreUrl& url) {
   return std::chrono::seconds(v);
 }
 
-std::vector<std::vector<std::string>> fetch_stacks(const ClickHouse& ch, const std::string& database,
-                                                   const std::string& samples) {
-  return ch.rows("SELECT stack_id, arrayStringConcat(any(frames), '\\x1e') FROM " + database +
-                 ".sonde_stacks WHERE stack_id IN (SELECT stack_id FROM " + samples + ") GROUP BY stack_id");
+StoreQuery open_store_query(const std::string& url_text) {
+  StoreUrl url = parse_store_url(url_text);
+  const std::string where = where_clause(url, int64_t(::time(nullptr)));
+  const std::string samples = url.database + ".sonde_samples FINAL WHERE " + where;
+  const ClickHouse ch(url, request_timeout(url));
+  return StoreQuery{std::move(url), ch, samples};
+}
+
+std::vector<std::vector<std::string>> fetch_stacks(const StoreQuery& q) {
+  return q.ch.rows("SELECT stack_id, arrayStringConcat(any(frames), '\\x1e') FROM " + q.url.database +
+                   ".sonde_stacks WHERE stack_id IN (SELECT stack_id FROM " + q.samples + ") GROUP BY stack_id");
 }
 
 analysis::Profile load_fleet_profile(const std::string& url_text) {
-  const StoreUrl url = parse_store_url(url_text);
-  const std::string where = where_clause(url, int64_t(::time(nullptr)));
-  const ClickHouse ch(url, request_timeout(url));
-  const std::string samples = url.database + ".sonde_samples FINAL WHERE " + where;
-  auto rows = ch.rows(
+  const StoreQuery q = open_store_query(url_text);
+  auto rows = q.ch.rows(
       "SELECT event, any(event_unit), any(sample_type), min(attr_index), comm, pid, tid, any(cpu), stack_id, "
       "sum(count), sum(period), toUInt32(min(bucket)) FROM " +
-      samples + " GROUP BY event, comm, pid, tid, stack_id");
-  analysis::Profile p = profile_from_answers(rows, fetch_stacks(ch, url.database, samples));
-  p.hostname = url.host;
+      q.samples + " GROUP BY event, comm, pid, tid, stack_id");
+  analysis::Profile p = profile_from_answers(rows, fetch_stacks(q));
+  p.hostname = q.url.host;
   return p;
 }
 

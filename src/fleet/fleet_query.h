@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/profile.h"
+#include "fleet/clickhouse.h"
 #include "fleet/store_url.h"
 
 namespace sonde::fleet {
@@ -34,11 +35,17 @@ std::string glob_to_regex(const std::string& glob);
 analysis::Profile profile_from_answers(const std::vector<std::vector<std::string>>& samples,
                                        const std::vector<std::vector<std::string>>& stacks);
 
-class ClickHouse;
-// The stacks (stack_id, frames joined by kFrameSep) of the sample rows
-// `samples` selects ("DB.sonde_samples FINAL WHERE ...").
-std::vector<std::vector<std::string>> fetch_stacks(const ClickHouse& ch, const std::string& database,
-                                                   const std::string& samples);
+// A reader's store: its URL, the connection (the URL's timeout), and the
+// rows its parameters select, as "DB.sonde_samples FINAL WHERE ...".
+struct StoreQuery {
+  StoreUrl url;
+  ClickHouse ch;
+  std::string samples;
+};
+// Parses the URL and its parameters (usage errors); nothing is sent yet.
+StoreQuery open_store_query(const std::string& url_text);
+// The stacks (stack_id, frames joined by kFrameSep) of the selected rows.
+std::vector<std::vector<std::string>> fetch_stacks(const StoreQuery& q);
 
 // Runs the queries and assembles the Profile. Throws runtime errors for a
 // store that is down or rejects them.

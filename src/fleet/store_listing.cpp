@@ -1,12 +1,9 @@
 #include "fleet/store_listing.h"
 
-#include <time.h>
-
 #include <fmt/format.h>
 
 #include "fleet/clickhouse.h"
 #include "fleet/fleet_query.h"
-#include "fleet/store_url.h"
 
 namespace sonde::fleet {
 
@@ -44,20 +41,17 @@ StoreListing listing_from_answers(const std::vector<std::vector<std::string>>& r
 }
 
 StoreListing load_store_listing(const std::string& url_text) {
-  const StoreUrl url = parse_store_url(url_text);
-  const std::string where = where_clause(url, int64_t(::time(nullptr)));
-  const ClickHouse ch(url, request_timeout(url));
-  const std::string samples = url.database + ".sonde_samples FINAL WHERE " + where;
+  const StoreQuery q = open_store_query(url_text);
   // Rows of one key but several pushes (recordings) are one entry.
-  auto rows = ch.rows(
+  auto rows = q.ch.rows(
       "SELECT event, any(event_unit), any(sample_type), min(attr_index), comm, pid, tid, cpu, stack_id, sum(count), "
       "sum(period), toUInt32(bucket), host, arrayStringConcat(arrayMap((k, v) -> concat(k, '=', v), label_keys, "
       "label_values), ' ') AS labels FROM " +
-      samples +
+      q.samples +
       " GROUP BY bucket, host, event, comm, pid, tid, cpu, stack_id, labels "
       "ORDER BY bucket, host, pid, tid, min(attr_index), event, stack_id, labels");
-  StoreListing l = listing_from_answers(rows, fetch_stacks(ch, url.database, samples));
-  l.profile.hostname = url.host;
+  StoreListing l = listing_from_answers(rows, fetch_stacks(q));
+  l.profile.hostname = q.url.host;
   return l;
 }
 
