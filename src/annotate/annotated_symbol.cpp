@@ -4,6 +4,8 @@
 
 #include "cache/buildid_cache.h"
 #include "util/error.h"
+#include "util/mapped_path.h"
+#include "util/proc_maps.h"
 
 namespace sonde::annotate {
 
@@ -25,7 +27,7 @@ std::string places_looked(const SymbolHist& h, const BuildIdCache* cache) {
   std::string where;
   if (cache && !h.build_id.empty()) where = fmt::format("the build-id cache {}", cache->root());
   if (!h.dso.empty() && h.dso.front() == '/') {
-    if (h.pid > 0) where += fmt::format("{}/proc/{}/root{}", where.empty() ? "" : ", ", h.pid, h.dso);
+    if (h.pid > 0) where += fmt::format("{}{}", where.empty() ? "" : ", ", proc_root_path(pid_t(h.pid), h.dso));
     where += fmt::format("{}{}", where.empty() ? "" : ", ", h.dso);
   }
   return where.empty() ? "nowhere to look (no build-id, no path)" : where;
@@ -40,7 +42,7 @@ const ElfFile& Annotator::binary_for(const SymbolHist& h) {
   std::string key = h.build_id.empty() ? h.dso : h.build_id.hex();
   auto it = binaries_.find(key);
   if (it == binaries_.end()) {
-    LocatedObject found = h.dso.starts_with("[") ? locator_->find_pseudo(h.build_id, h.dso)
+    LocatedObject found = is_pseudo_path(h.dso) ? locator_->find_pseudo(h.build_id, h.dso)
                                                  : locator_->find_symbols(h.build_id, h.dso, pid_t(h.pid));
     it = binaries_.emplace(key, std::move(found)).first;
   }

@@ -52,10 +52,8 @@ CfiBpf::CfiBpf(const CfiBpfSizes& sizes) {
       obj_ = nullptr;
       throw_runtime("cfi: the embedded BPF object lacks a program or map");
     }
-  ring_ = ring_buffer__new(events_fd_, &CfiBpf::ring_callback, this, nullptr);
-  int requests_fd = bpf::map_fd(obj_, "requests");
-  if (ring_ && requests_fd >= 0) requests_ = ring_buffer__new(requests_fd, &CfiBpf::request_callback, this, nullptr);
-  if (!ring_ || !requests_) {
+  const int requests_fd = bpf::map_fd(obj_, "requests");
+  if (!ring_.open(events_fd_) || requests_fd < 0 || !requests_.open(requests_fd)) {
     int err = errno;
     bpf_object__close(obj_);
     obj_ = nullptr;
@@ -64,8 +62,8 @@ CfiBpf::CfiBpf(const CfiBpfSizes& sizes) {
 }
 
 CfiBpf::~CfiBpf() {
-  if (ring_) ring_buffer__free(ring_);
-  if (requests_) ring_buffer__free(requests_);
+  ring_.close();
+  requests_.close();
   if (obj_) bpf_object__close(obj_);
 }
 
@@ -105,42 +103,31 @@ void CfiBpf::forget_process(pid_t tgid) {
   bpf_map_delete_elem(processes_fd_, &k);
 }
 
-int CfiBpf::ring_callback(void* ctx, void* data, size_t size) {
-  auto* self = static_cast<CfiBpf*>(ctx);
-  constexpr size_t kHead = offsetof(sonde_cfi_sample, ips);
-  if (size < kHead || !self->on_sample_) return 0;
-  sonde_cfi_sample s;
-  std::memcpy(&s, data, kHead);
-  size_t n = std::min<size_t>({static_cast<size_t>(s.nr_kernel) + s.nr_user, (size - kHead) / 8, SONDE_CFI_MAX_FRAMES});
-  std::memcpy(s.ips, static_cast<const uint8_t*>(data) + kHead, n * 8);
-  (*self->on_sample_)(s, {reinterpret_cast<const uint64_t*>(s.ips), n});
-  return 0;
-}
-
 void CfiBpf::consume(const SampleFn& on_sample) {
-  on_sample_ = &on_sample;
-  ring_buffer__consume(ring_);
-  on_sample_ = nullptr;
+  ring_.consume([&](std::span<const uint8_t> data) {
+    constexpr size_t kHead = offsetof(sonde_cfi_sample, ips);
+    if (data.size() < kHead) return;
+    sonde_cfi_sample s;
+    std::memcpy(&s, data.data(), kHead);
+    size_t n = std::min<size_t>(
+        {static_cast<size_t>(s.nr_kernel) + s.nr_user, (data.size() - kHead) / 8, SONDE_CFI_MAX_FRAMES});
+    std::memcpy(s.ips, data.data() + kHead, n * 8);
+    on_sample(s, {reinterpret_cast<const uint64_t*>(s.ips), n});
+  });
 }
 
-int CfiBpf::events_fd() const { return ring_buffer__epoll_fd(ring_); }
-
-int CfiBpf::request_callback(void* ctx, void* data, size_t size) {
-  auto* self = static_cast<CfiBpf*>(ctx);
-  uint32_t tgid = 0;
-  if (size < sizeof tgid || !self->on_request_) return 0;
-  std::memcpy(&tgid, data, sizeof tgid);
-  (*self->on_request_)(static_cast<pid_t>(tgid));
-  return 0;
-}
+int CfiBpf::events_fd() const { return ring_.epoll_fd(); }
 
 void CfiBpf::consume_requests(const std::function<void(pid_t)>& on_request) {
-  on_request_ = &on_request;
-  ring_buffer__consume(requests_);
-  on_request_ = nullptr;
+  requests_.consume([&](std::span<const uint8_t> data) {
+    uint32_t tgid = 0;
+    if (data.size() < sizeof tgid) return;
+    std::memcpy(&tgid, data.data(), sizeof tgid);
+    on_request(static_cast<pid_t>(tgid));
+  });
 }
 
-int CfiBpf::requests_fd() const { return ring_buffer__epoll_fd(requests_); }
+int CfiBpf::requests_fd() const { return requests_.epoll_fd(); }
 
 uint64_t CfiBpf::stat(uint32_t which) const {
   uint64_t v = 0;

@@ -11,10 +11,10 @@
 #include <functional>
 #include <span>
 
+#include "bpf/bpf_ring.h"
 #include "cfi/cfi_abi.h"
 
 struct bpf_object;
-struct ring_buffer;
 
 namespace sonde::cfi {
 
@@ -59,14 +59,9 @@ class CfiBpf {
 
  private:
   bpf_object* obj_ = nullptr;
-  ring_buffer* ring_ = nullptr;
-  ring_buffer* requests_ = nullptr;
+  bpf::BpfRing ring_, requests_;
   int prog_ = -1;
   int config_fd_ = -1, stats_fd_ = -1, processes_fd_ = -1, tables_fd_ = -1, rows_fd_ = -1, events_fd_ = -1;
-  const SampleFn* on_sample_ = nullptr;  // during consume
-  const std::function<void(pid_t)>* on_request_ = nullptr;  // during consume_requests
-  static int ring_callback(void* ctx, void* data, size_t size);
-  static int request_callback(void* ctx, void* data, size_t size);
 };
 
 }  // namespace sonde::cfi

@@ -1,9 +1,9 @@
 #include "cfi/cfi_sample.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "format/perf_abi.h"
+#include "format/record_builder.h"
 #include "format/uapi/perf_event.h"
 
 namespace sonde::cfi {
@@ -14,25 +14,11 @@ static_assert(kWritableSampleType == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | 
 
 namespace {
 
-struct Out {
-  std::span<uint8_t> buf;
-  size_t at = 0;
-  void u64(uint64_t v) {
-    std::memcpy(buf.data() + at, &v, 8);
-    at += 8;
-  }
-  void u32x2(uint32_t a, uint32_t b) {
-    std::memcpy(buf.data() + at, &a, 4);
-    std::memcpy(buf.data() + at + 4, &b, 4);
-    at += 8;
-  }
-};
-
 bool is_marker(uint64_t ip) { return ip >= PERF_CONTEXT_MAX; }
 
 // The call chain: PERF_CONTEXT_KERNEL and the kernel frames, then
 // PERF_CONTEXT_USER and the user frames; 127 frames at most, markers aside.
-void write_chain(Out& o, const sonde_cfi_sample& s, std::span<const uint64_t> frames) {
+void write_chain(format::SpanRecordWriter& o, const sonde_cfi_sample& s, std::span<const uint64_t> frames) {
   size_t nk_in = std::min<size_t>(s.nr_kernel, frames.size());
   auto kernel = frames.first(nk_in);
   auto user = frames.subspan(nk_in).first(std::min<size_t>(s.nr_user, frames.size() - nk_in));
@@ -54,7 +40,7 @@ void write_chain(Out& o, const sonde_cfi_sample& s, std::span<const uint64_t> fr
 
 size_t build_cfi_sample(std::span<uint8_t> out, uint64_t sample_type, uint64_t id, const sonde_cfi_sample& s,
                         std::span<const uint64_t> frames) {
-  Out o{out, sizeof(format::RecordHeader)};
+  format::SpanRecordWriter o(out);
   if (sample_type & PERF_SAMPLE_IDENTIFIER) o.u64(id);
   if (sample_type & PERF_SAMPLE_IP) o.u64(s.ip);
   if (sample_type & PERF_SAMPLE_TID) o.u32x2(s.pid, s.tid);
@@ -64,9 +50,7 @@ size_t build_cfi_sample(std::span<uint8_t> out, uint64_t sample_type, uint64_t i
   if (sample_type & PERF_SAMPLE_PERIOD) o.u64(s.period);
   if (sample_type & PERF_SAMPLE_CALLCHAIN) write_chain(o, s, frames);
   if (sample_type & PERF_SAMPLE_RAW) o.u32x2(4, 0);  // an empty RAW: its u32 size and 4 bytes of padding
-  format::RecordHeader h{format::kSample, s.misc, static_cast<uint16_t>(o.at)};
-  std::memcpy(out.data(), &h, sizeof h);
-  return o.at;
+  return o.finish(format::kSample, s.misc);
 }
 
 }  // namespace sonde::cfi

@@ -12,6 +12,7 @@
 #include "convert/frames.h"
 #include "format/event_kind.h"
 #include "util/error.h"
+#include "util/mapped_path.h"
 
 namespace sonde::convert {
 
@@ -28,7 +29,7 @@ void append_name(std::string& line, std::string_view name) {
 // stay as they are ("[JIT] tid PID", "[kernel.kallsyms]").
 void append_frame(std::string& line, const Frame& f) {
   if (f.resolved || f.dso.empty()) return append_name(line, f.name);
-  if (f.dso.front() == '[') return append_name(line, f.dso);
+  if (is_pseudo_path(f.dso)) return append_name(line, f.dso);
   line.push_back('[');
   append_name(line, base_name(f.dso));
   line.push_back(']');

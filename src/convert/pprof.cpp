@@ -25,6 +25,7 @@
 #include "convert/convert.h"
 #include "convert/proto3_fields.h"
 #include "util/error.h"
+#include "util/mapped_path.h"
 
 namespace sonde::convert {
 
@@ -282,8 +283,7 @@ size_t main_mapping(const analysis::Profile& p) {
   bool found = false;
   for (size_t i = 0; i < p.mappings.size(); ++i) {
     const auto& m = p.mappings[i];
-    std::string_view base = p.str(m.path).substr(p.str(m.path).rfind('/') + 1);
-    bool library = m.kernel || base.find(".so") != std::string_view::npos || base.empty() || base[0] == '[';
+    const bool library = m.kernel || is_library_path(p.str(m.path));
     if (!library && (!found || exe_weight[i] > exe_weight[main_map])) main_map = i, found = true;
   }
   return main_map;

@@ -1,5 +1,7 @@
 #include "diff/object_keys.h"
 
+#include "util/mapped_path.h"
+
 namespace sonde::diff {
 
 std::string_view file_name(std::string_view path) {
@@ -10,11 +12,11 @@ std::string_view file_name(std::string_view path) {
 ObjectKeys::ObjectKeys(const analysis::Profile& base, const analysis::Profile& /*now*/) {
   // Pseudo objects ("[kernel.kallsyms]", "[vdso]") have one name everywhere.
   for (const auto& m : base.mappings)
-    if (m.build_id && !m.kernel && !base.str(m.path).starts_with("[")) base_name_of_build_id_.try_emplace(std::string(base.str(m.build_id)), file_name(base.str(m.path)));
+    if (m.build_id && !m.kernel && !is_pseudo_path(base.str(m.path))) base_name_of_build_id_.try_emplace(std::string(base.str(m.build_id)), file_name(base.str(m.path)));
 }
 
 std::string_view ObjectKeys::new_key(std::string_view name, std::string_view build_id) const {
-  if (!build_id.empty() && !name.starts_with("[")) {
+  if (!build_id.empty() && !is_pseudo_path(name)) {
     auto it = base_name_of_build_id_.find(std::string(build_id));
     if (it != base_name_of_build_id_.end()) return it->second;
   }

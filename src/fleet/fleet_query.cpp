@@ -18,16 +18,6 @@ namespace sonde::fleet {
 
 namespace {
 
-// The store keeps an event's period unit, not its kind: nanoseconds are CPU
-// time, or off-CPU time by the off-CPU events' names; the rest are counts
-// (an SDT event's hits included: docs/fleet.md).
-format::EventKind kind_of(std::string_view name, std::string_view unit) {
-  if (unit != "nanoseconds") return format::EventKind::kCount;
-  if (name == format::kOffcpuBlockedEvent) return format::EventKind::kOffcpuBlocked;
-  if (name == format::kOffcpuPreemptEvent) return format::EventKind::kOffcpuRunnable;
-  return format::EventKind::kCpuTime;
-}
-
 
 std::string condition(const std::string& column, const std::string& value) {
   if (value.find_first_of("*?") == std::string::npos) return column + " = " + ClickHouse::quote(value);
@@ -57,7 +47,9 @@ void add_samples(analysis::Profile& p, const std::vector<std::vector<std::string
     analysis::ProfileSample s;
     s.event = event_of[r[0]];
     auto& e = p.events[s.event];
-    e.kind = kind_of(e.name, r[1]), e.sample_type = number(r[2]);
+    // The store keeps an event's name and period unit, not its attr: an
+    // SDT event's hits read as counts (docs/fleet.md).
+    e.kind = format::classify_stored_event(e.name, r[1]), e.sample_type = number(r[2]);
     s.comm = p.intern(r[4]);
     s.pid = uint32_t(number(r[5])), s.tid = uint32_t(number(r[6])), s.cpu = uint32_t(number(r[7]));
     auto leaf = leaf_of.find(number(r[8]));

@@ -17,6 +17,7 @@
 #include "fleet/schema.h"
 #include "fleet/stack_codec.h"
 #include "util/error.h"
+#include "util/mapped_path.h"
 
 namespace sonde::fleet {
 
@@ -26,11 +27,6 @@ int64_t clock_ns(clockid_t id) {
   timespec ts{};
   ::clock_gettime(id, &ts);
   return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-bool is_library(std::string_view path) {
-  const std::string_view base = path.substr(path.rfind('/') + 1);
-  return base.empty() || base[0] == '[' || base.find(".so") != std::string_view::npos;
 }
 
 // The build-id of the program, which a deploy changes: the outermost user
@@ -43,7 +39,7 @@ std::string root_build_id(const analysis::Profile& p, uint32_t leaf) {
     if (loc.kernel || loc.mapping == UINT32_MAX) continue;
     const auto& m = p.mappings[loc.mapping];
     outermost = std::string(p.str(m.build_id));
-    if (!is_library(p.str(m.path))) program = outermost;
+    if (!is_library_path(p.str(m.path))) program = outermost;
   }
   return program.empty() ? outermost : program;
 }

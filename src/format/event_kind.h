@@ -31,6 +31,10 @@ inline constexpr std::string_view kOffcpuBlockedEvent = "offcpu-time";
 inline constexpr std::string_view kOffcpuPreemptEvent = "offcpu-time:preempt";
 
 EventKind classify_event(const perf_event_attr& attr, std::string_view name);
+// The kind of an event known by its name and period unit only (the fleet
+// store keeps no attr): nanoseconds are CPU time, or off-CPU time by the
+// names above, as classify_event reads them; other units count.
+EventKind classify_stored_event(std::string_view name, std::string_view unit);
 
 // Kinds whose periods are nanoseconds (on or off CPU).
 inline bool is_time(EventKind k) {

@@ -10,6 +10,7 @@
 #include "format/features.h"
 #include "format/records.h"
 #include "util/error.h"
+#include "util/mapped_path.h"
 
 namespace sonde::format {
 
@@ -106,7 +107,7 @@ void FileModeWriter::write(const RecordView& rec) {
     if (m && m->filename_terminated && m->has_build_id()) {
       // perf names the kernel's DSO [kernel.kallsyms], its map [kernel.kallsyms]_text.
       std::string_view name = m->filename;
-      if (name.starts_with("[kernel.kallsyms]")) name = "[kernel.kallsyms]";
+      if (classify_mapped_path(name) == MappedPath::kKernel) name = "[kernel.kallsyms]";
       note_build_id(m->misc & kMiscCpumodeMask, name, m->build_id.data(), m->build_id.size());
     }
   }

@@ -70,4 +70,32 @@ class RecordBuilder {
   std::vector<uint8_t> bytes_;
 };
 
+// Builds one record in a caller's buffer that its writer has sized for the
+// largest record it writes (the BPF extensions' samples, bounded by their
+// programs' frame and stack limits): no allocation on their hot path.
+class SpanRecordWriter {
+ public:
+  explicit SpanRecordWriter(std::span<uint8_t> buf) : buf_(buf), at_(sizeof(RecordHeader)) {}
+  void u64(uint64_t v) { bytes({reinterpret_cast<const uint8_t*>(&v), sizeof v}); }
+  void u32x2(uint32_t a, uint32_t b) {
+    bytes({reinterpret_cast<const uint8_t*>(&a), sizeof a});
+    bytes({reinterpret_cast<const uint8_t*>(&b), sizeof b});
+  }
+  void bytes(std::span<const uint8_t> b) {
+    if (b.empty()) return;  // an empty span's data() may be null
+    std::memcpy(buf_.data() + at_, b.data(), b.size());
+    at_ += b.size();
+  }
+  // Writes the header; returns the record's size.
+  size_t finish(uint32_t type, uint16_t misc) {
+    RecordHeader h{type, misc, static_cast<uint16_t>(at_)};
+    std::memcpy(buf_.data(), &h, sizeof h);
+    return at_;
+  }
+
+ private:
+  std::span<uint8_t> buf_;
+  size_t at_;
+};
+
 }  // namespace sonde::format

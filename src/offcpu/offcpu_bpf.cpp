@@ -87,8 +87,7 @@ OffcpuBpf::OffcpuBpf(bool user_stacks, const CfiMaps* cfi) {
       obj_ = nullptr;
       throw_runtime("off-cpu: the embedded BPF object lacks a program or map");
     }
-  ring_ = ring_buffer__new(events_fd_, &OffcpuBpf::ring_callback, this, nullptr);
-  if (!ring_) {
+  if (!ring_.open(events_fd_)) {
     int err = errno;
     bpf_object__close(obj_);
     obj_ = nullptr;
@@ -98,7 +97,7 @@ OffcpuBpf::OffcpuBpf(bool user_stacks, const CfiMaps* cfi) {
 
 OffcpuBpf::~OffcpuBpf() {
   detach();
-  if (ring_) ring_buffer__free(ring_);
+  ring_.close();
   if (obj_) bpf_object__close(obj_);
 }
 
@@ -142,35 +141,28 @@ void OffcpuBpf::attach(bool follow_forks) {
 
 void OffcpuBpf::detach() { links_.clear(); }
 
-int OffcpuBpf::ring_callback(void* ctx, void* data, size_t size) {
-  auto* self = static_cast<OffcpuBpf*>(ctx);
-  if (size < sizeof(sonde_offcpu_event) || !self->on_event_) return 0;
-  sonde_offcpu_event e;
-  std::memcpy(&e, data, sizeof e);
-  // A block with a user stack copy: the event, the registers, the stack's
-  // size and that many bytes (the program sends no more).
-  UserStack user;
-  constexpr size_t kStackAt = offsetof(sonde_offcpu_stack_event, stack);
-  if (size >= kStackAt) {
-    const auto* bytes = static_cast<const uint8_t*>(data);
-    uint64_t stack_size;
-    std::memcpy(&stack_size, bytes + offsetof(sonde_offcpu_stack_event, stack_size), 8);
-    if (stack_size <= size - kStackAt) {
-      user.regs = {bytes + offsetof(sonde_offcpu_stack_event, regs), 8 * SONDE_OFFCPU_NREGS};
-      user.stack = {bytes + kStackAt, static_cast<size_t>(stack_size)};
-    }
-  }
-  (*self->on_event_)(e, user);
-  return 0;
-}
-
 void OffcpuBpf::consume_events(const EventFn& on_event) {
-  on_event_ = &on_event;
-  ring_buffer__consume(ring_);
-  on_event_ = nullptr;
+  ring_.consume([&](std::span<const uint8_t> data) {
+    if (data.size() < sizeof(sonde_offcpu_event)) return;
+    sonde_offcpu_event e;
+    std::memcpy(&e, data.data(), sizeof e);
+    // A block with a user stack copy: the event, the registers, the stack's
+    // size and that many bytes (the program sends no more).
+    UserStack user;
+    constexpr size_t kStackAt = offsetof(sonde_offcpu_stack_event, stack);
+    if (data.size() >= kStackAt) {
+      uint64_t stack_size;
+      std::memcpy(&stack_size, data.data() + offsetof(sonde_offcpu_stack_event, stack_size), 8);
+      if (stack_size <= data.size() - kStackAt) {
+        user.regs = data.subspan(offsetof(sonde_offcpu_stack_event, regs), 8 * SONDE_OFFCPU_NREGS);
+        user.stack = data.subspan(kStackAt, static_cast<size_t>(stack_size));
+      }
+    }
+    on_event(e, user);
+  });
 }
 
-int OffcpuBpf::events_fd() const { return ring_buffer__epoll_fd(ring_); }
+int OffcpuBpf::events_fd() const { return ring_.epoll_fd(); }
 
 void OffcpuBpf::take_sums(const SumFn& on_sum, bool all) {
   // The map the program left at the last call (a flush interval ago) holds

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "bpf/bpf_ring.h"
 #include "offcpu/offcpu_abi.h"
 #include "util/fd.h"
 
 struct bpf_object;
-struct ring_buffer;
 
 namespace sonde::offcpu {
 
@@ -75,7 +75,7 @@ class OffcpuBpf {
 
  private:
   bpf_object* obj_ = nullptr;
-  ring_buffer* ring_ = nullptr;
+  bpf::BpfRing ring_;
   int switch_prog_ = -1, fork_prog_ = -1, exit_prog_ = -1;
   int config_fd_ = -1, stats_fd_ = -1, tgids_fd_ = -1, tids_fd_ = -1, starts_fd_ = -1;
   int sums_fd_[2] = {-1, -1}, sums_slot_fd_ = -1;
@@ -83,8 +83,6 @@ class OffcpuBpf {
   int stacks_fd_ = -1, events_fd_ = -1, copies_fd_ = -1, scratch_fd_ = -1, cfi_stacks_fd_ = -1;
   std::vector<UniqueFd> links_;
   std::vector<sonde_offcpu_key> sum_keys_;  // take_sums' scratch
-  const EventFn* on_event_ = nullptr;  // during consume_events
-  static int ring_callback(void* ctx, void* data, size_t size);
   std::vector<uint64_t> cfi_stack(int32_t id) const;
   void empty_sums(int fd, const SumFn& on_sum);
 };

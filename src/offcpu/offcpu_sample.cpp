@@ -1,10 +1,10 @@
 #include "offcpu/offcpu_sample.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "format/perf_abi.h"
+#include "format/record_builder.h"
 #include "format/user_regs.h"
 
 namespace sonde::offcpu {
@@ -36,27 +36,9 @@ std::vector<format::EventDesc> offcpu_event_descs(const perf_event_attr& base) {
 
 namespace {
 
-struct Out {
-  std::span<uint8_t> buf;
-  size_t at = 0;
-  void u64(uint64_t v) {
-    std::memcpy(buf.data() + at, &v, 8);
-    at += 8;
-  }
-  void bytes(std::span<const uint8_t> b) {
-    std::memcpy(buf.data() + at, b.data(), b.size());
-    at += b.size();
-  }
-  void u32x2(uint32_t a, uint32_t b) {
-    std::memcpy(buf.data() + at, &a, 4);
-    std::memcpy(buf.data() + at + 4, &b, 4);
-    at += 8;
-  }
-};
-
 // REGS_USER then STACK_USER, as the kernel writes them; no registers and
 // an empty stack when there is no copy.
-void write_user_stack(Out& o, std::span<const uint8_t> regs, std::span<const uint8_t> stack) {
+void write_user_stack(format::SpanRecordWriter& o, std::span<const uint8_t> regs, std::span<const uint8_t> stack) {
   o.u64(regs.empty() ? PERF_SAMPLE_REGS_ABI_NONE : PERF_SAMPLE_REGS_ABI_64);
   o.bytes(regs);
   stack = stack.first(stack.size() & ~size_t{7});  // the kernel's sizes are 8-multiples: readers expect them
@@ -77,7 +59,7 @@ size_t build_offcpu_sample(std::span<uint8_t> out, const OffcpuSample& s) {
   const size_t nu = copied ? 0 : std::min<size_t>(s.user.size(), kMaxChainFrames - nk);
   const uint64_t nr = (nk ? nk + 1 : 0) + (nu ? nu + 1 : 0);
   const uint64_t ip = nk ? s.kernel[0] : !s.user.empty() ? s.user[0] : 0;
-  Out o{out, sizeof(format::RecordHeader)};
+  format::SpanRecordWriter o(out);
   o.u64(s.id);  // IDENTIFIER
   o.u64(ip);
   o.u32x2(s.pid, s.tid);
@@ -94,10 +76,7 @@ size_t build_offcpu_sample(std::span<uint8_t> out, const OffcpuSample& s) {
     for (size_t i = 0; i < nu; ++i) o.u64(s.user[i]);
   }
   if (s.dwarf_layout) write_user_stack(o, copied ? s.regs : std::span<const uint8_t>{}, copied ? s.stack : std::span<const uint8_t>{});
-  format::RecordHeader h{format::kSample, static_cast<uint16_t>(nk ? format::kMiscKernel : format::kMiscUser),
-                         static_cast<uint16_t>(o.at)};
-  std::memcpy(out.data(), &h, sizeof h);
-  return o.at;
+  return o.finish(format::kSample, static_cast<uint16_t>(nk ? format::kMiscKernel : format::kMiscUser));
 }
 
 }  // namespace sonde::offcpu

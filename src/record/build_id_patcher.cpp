@@ -42,7 +42,7 @@ bool BuildIdPatcher::wants_build_id(std::string_view f) {
 std::optional<BuildId> BuildIdPatcher::lookup(pid_t pid, uint64_t start, uint64_t end, uint64_t dev, uint64_t ino,
                                               std::string_view path) {
   if (!enabled_) return std::nullopt;
-  if (path == "[vdso]") return process_vdso_build_id(pid, start, end - start, vdso_scratch_);
+  if (classify_mapped_path(path) == MappedPath::kVdso) return process_vdso_build_id(pid, start, end - start, vdso_scratch_);
   if (ino != 0) {
     Key k{dev, ino};
     auto it = by_inode_.find(k);

@@ -60,7 +60,7 @@ void BuildIdCacheKeeper::prepare(const RecordTarget& target, const perf_event_at
 }
 
 void BuildIdCacheKeeper::on_exec_mapping(pid_t pid, const std::string& path, const BuildId& id) {
-  if (id.empty() || !(is_file_path(path) || path == "[vdso]")) return;
+  if (id.empty() || !(is_file_path(path) || classify_mapped_path(path) == MappedPath::kVdso)) return;
   std::lock_guard lock(mu_);
   if (stopping_ || !seen_.insert(id).second) return;
   queue_.push_back({pid, path, id});
@@ -118,7 +118,7 @@ void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
     if (!m.executable()) return;
     std::string path(m.path);
     std::optional<BuildId> id;
-    if (path == "[vdso]") {
+    if (classify_mapped_path(path) == MappedPath::kVdso) {
       if (m.end > m.start) id = process_vdso_build_id(pid, m.start, m.end - m.start, vdso_scratch);
     } else if (is_file_path(path)) {
       // What the process maps, not what the path names now.
@@ -132,7 +132,7 @@ void BuildIdCacheKeeper::scan_proc_maps(pid_t pid) {
 }
 
 void BuildIdCacheKeeper::keep(const Item& item) {
-  if (item.path == "[vdso]") return keep_vdso(item.id);
+  if (classify_mapped_path(item.path) == MappedPath::kVdso) return keep_vdso(item.id);
   // The object as the process sees it (containers have their own root).
   const std::string source = path_in_process(item.pid, item.path);
   struct stat st {};

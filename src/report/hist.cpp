@@ -29,13 +29,13 @@ struct HistKeyHash {
 };
 
 std::string_view basename(std::string_view path) {
-  if (path.starts_with("[")) return path.substr(0, path.find(']') + 1);
+  if (is_pseudo_path(path)) return path.substr(0, path.find(']') + 1);
   size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 bool kernel_image(const analysis::ProfileMapping& m, std::string_view path) {
-  return m.kernel && path.starts_with("[kernel.kallsyms]");
+  return m.kernel && classify_mapped_path(path) == MappedPath::kKernel;
 }
 
 // What sample frames and row keys need of the Profile, computed once.
@@ -328,7 +328,7 @@ std::string object_name(const Profile& p, uint32_t location, bool long_name) {
   if (loc.mapping == UINT32_MAX) return loc.kernel ? "[kernel.kallsyms]" : "[unknown]";
   // The profile holds perf's long name (util/mapped_path.h decides it).
   std::string_view path = p.str(p.mappings[loc.mapping].path);
-  if (long_name && !path.starts_with("[")) return std::string(path);
+  if (long_name && !is_pseudo_path(path)) return std::string(path);
   return mapping_short_name(path);
 }
 
@@ -336,7 +336,7 @@ ObjectNames::ObjectNames(const Profile& p, bool long_name) : p_(p) {
   by_mapping_.reserve(p.mappings.size());
   for (const auto& m : p.mappings) {
     std::string_view path = p.str(m.path);
-    by_mapping_.push_back(long_name && !path.starts_with("[") ? std::string(path) : mapping_short_name(path));
+    by_mapping_.push_back(long_name && !is_pseudo_path(path) ? std::string(path) : mapping_short_name(path));
   }
 }
 

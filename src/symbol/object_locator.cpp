@@ -6,6 +6,8 @@
 
 #include "cache/buildid_cache.h"
 #include "symbol/kernel_symbols.h"  // running_vdso
+#include "util/mapped_path.h"
+#include "util/proc_maps.h"
 
 namespace sonde {
 
@@ -26,7 +28,7 @@ ObjectLocator::ObjectLocator(LocatorOptions opts, const BuildIdCache* cache, Not
 
 LocatedObject ObjectLocator::find_binary(const BuildId& id, const std::string& path, pid_t pid) {
   LocatedObject found;
-  if (!path.empty() && path.front() == '[') {
+  if (is_pseudo_path(path)) {
     pseudo_binary(id, path, found);
     return found;
   }
@@ -57,7 +59,7 @@ void ObjectLocator::from_cache(const BuildId& id, LocatedObject& found) {
 void ObjectLocator::from_path(const BuildId& id, const std::string& path, pid_t pid, LocatedObject& found) {
   if (path.empty() || path.front() != '/') return;
   std::vector<std::string> candidates;
-  if (pid > 0 && opts_.use_proc_root) candidates.push_back(fmt::format("/proc/{}/root{}", pid, path));
+  if (pid > 0 && opts_.use_proc_root) candidates.push_back(proc_root_path(pid, path));
   candidates.push_back(path);
   for (const auto& c : candidates) {
     std::string why;
@@ -79,7 +81,7 @@ void ObjectLocator::from_path(const BuildId& id, const std::string& path, pid_t 
 // this kernel's own, which is this process's: usable when the recording was
 // made on this kernel (or has no build-id to compare).
 void ObjectLocator::pseudo_binary(const BuildId& id, const std::string& path, LocatedObject& found) {
-  const bool vdso = path == "[vdso]";
+  const bool vdso = classify_mapped_path(path) == MappedPath::kVdso;
   std::optional<std::string> p;
   if (cache_ && !id.empty()) p = cache_->lookup(id, vdso ? "vdso" : "elf");
   std::string why;
@@ -103,7 +105,7 @@ LocatedObject ObjectLocator::find_pseudo(const BuildId& id, const std::string& p
   pseudo_binary(id, path, found);
   // The image has only .dynsym (its entry points); the kernel's debug vdso
   // names the static code between them.
-  if (found.binary && path == "[vdso]" && !found.binary->has_symtab()) {
+  if (found.binary && classify_mapped_path(path) == MappedPath::kVdso && !found.binary->has_symtab()) {
     found.debug = find_vdso_debug_file(*found.binary);
     if (found.debug) found.debug_source = "debug vdso";
   }

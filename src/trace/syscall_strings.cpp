@@ -114,8 +114,7 @@ void SyscallStringsExtension::load(const record::RecordTarget& target) {
     uint32_t k = static_cast<uint32_t>(p);
     bpf_map_update_elem(tgids_fd, &k, &one, BPF_ANY);
   }
-  ring_ = ring_buffer__new(events_fd, &SyscallStringsExtension::on_event, this, nullptr);
-  if (!ring_) throw_runtime("cannot map the BPF ring buffer: {}", errno_text(errno));
+  if (!ring_.open(events_fd)) throw_runtime("cannot map the BPF ring buffer: {}", errno_text(errno));
   auto attach = [this](const char* tp, const char* prog) {
     int link = bpf_raw_tracepoint_open(tp, bpf::prog_fd(obj_, prog));
     if (link < 0) throw_runtime("cannot attach to the {} tracepoint: {}", tp, errno_text(errno));
@@ -145,24 +144,19 @@ std::vector<format::EventDesc> SyscallStringsExtension::attrs() {
   return {d};
 }
 
-int SyscallStringsExtension::wake_fd() const { return ring_ ? ring_buffer__epoll_fd(ring_) : -1; }
-
-int SyscallStringsExtension::on_event(void* ctx, void* data, size_t size) {
-  auto* self = static_cast<SyscallStringsExtension*>(ctx);
-  if (size < sizeof(sonde_string_event)) return 0;
-  sonde_string_event e;
-  std::memcpy(&e, data, sizeof e);
-  // Not readable (a page not faulted in yet): the line keeps the pointer.
-  if (e.len <= 0) return 0;
-  self->held_.push_back(e);
-  return 0;
-}
+int SyscallStringsExtension::wake_fd() const { return ring_.epoll_fd(); }
 
 // Writes the strings stamped before the horizon (all of them at the end),
 // keeping the others, in the order they came.
 size_t SyscallStringsExtension::produce(const record::RecordWrite& write, bool final) {
-  if (!ring_) return 0;
-  ring_buffer__consume(ring_);
+  if (!ring_.is_open()) return 0;
+  ring_.consume([this](std::span<const uint8_t> data) {
+    if (data.size() < sizeof(sonde_string_event)) return;
+    sonde_string_event e;
+    std::memcpy(&e, data.data(), sizeof e);
+    // Not readable (a page not faulted in yet): the line keeps the pointer.
+    if (e.len > 0) held_.push_back(e);
+  });
   written_ = 0;
   size_t kept = 0;
   for (const sonde_string_event& e : held_) {
@@ -187,7 +181,7 @@ uint64_t SyscallStringsExtension::lost() const {
 
 void SyscallStringsExtension::stop() {
   links_.clear();
-  if (ring_) ring_buffer__free(ring_), ring_ = nullptr;
+  ring_.close();
   if (obj_) bpf_object__close(obj_), obj_ = nullptr, lost_fd_ = -1;
 }
 

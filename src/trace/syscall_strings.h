@@ -13,13 +13,13 @@
 #include <string_view>
 #include <vector>
 
+#include "bpf/bpf_ring.h"
 #include "record/record_extension.h"
 #include "trace/syscall_signatures.h"
 #include "trace/syscall_strings_abi.h"
 #include "util/fd.h"
 
 struct bpf_object;
-struct ring_buffer;
 
 namespace sonde::trace {
 
@@ -58,12 +58,11 @@ class SyscallStringsExtension : public record::RecordExtension {
 
  private:
   void load(const record::RecordTarget& target);
-  static int on_event(void* ctx, void* data, size_t size);
 
   std::vector<uint8_t> masks_;
   perf_event_attr base_{};
   bpf_object* obj_ = nullptr;
-  ring_buffer* ring_ = nullptr;
+  bpf::BpfRing ring_;
   int lost_fd_ = -1;
   std::vector<UniqueFd> links_;
   std::string unavailable_;

@@ -22,6 +22,11 @@ MappedPath classify_mapped_path(std::string_view p) {
   return MappedPath::kFile;
 }
 
+bool is_library_path(std::string_view path) {
+  const std::string_view base = path.substr(path.rfind('/') + 1);
+  return base.empty() || is_pseudo_path(base) || base.find(".so") != std::string_view::npos;
+}
+
 namespace {
 
 // perf 6.1's is_anon_memory and is_no_dso_memory (util/map.c): the names
@@ -60,7 +65,7 @@ void replace_control_chars(std::string& text) {
 std::string mapping_short_name(std::string_view long_name) {
   if (const int64_t pid = perf_map_pid(long_name); pid >= 0) return "[JIT] tid " + std::to_string(pid);
   // "[kernel.kallsyms]_text" reads [kernel.kallsyms]; "[x" with no ']' stays whole.
-  if (long_name.starts_with("[")) {
+  if (is_pseudo_path(long_name)) {
     const size_t close = long_name.find(']');
     return std::string(close == std::string_view::npos ? long_name : long_name.substr(0, close + 1));
   }

@@ -27,6 +27,19 @@ enum class MappedPath {
 
 MappedPath classify_mapped_path(std::string_view path);
 
+// A pseudo object, named in brackets by the kernel or perf ([kernel.kallsyms],
+// [vdso], [anon:NAME], [heap], a module's [NAME]): one name everywhere, and
+// no file to open by that name.
+inline bool is_pseudo(MappedPath k) {
+  return k == MappedPath::kKernel || k == MappedPath::kVdso || k == MappedPath::kAnonNamed || k == MappedPath::kPseudo;
+}
+inline bool is_pseudo_path(std::string_view path) { return is_pseudo(classify_mapped_path(path)); }
+
+// A shared library or a pseudo object rather than a program: the base name
+// has ".so" in it, is a pseudo object's, or is empty (pprof's main mapping
+// and the store's program build-id skip these).
+bool is_library_path(std::string_view path);
+
 // Anonymous executable memory, whose code a JIT's perf map names.
 inline bool is_anonymous_code(MappedPath k) {
   return k == MappedPath::kAnon || k == MappedPath::kAnonNamed || k == MappedPath::kMemfd;

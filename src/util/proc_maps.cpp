@@ -55,9 +55,15 @@ std::optional<std::string> read_proc_maps(pid_t pid) {
   return read_small_file(pid == 0 ? std::string("/proc/self/maps") : "/proc/" + std::to_string(pid) + "/maps");
 }
 
+std::string proc_root_path(pid_t pid, std::string_view path) {
+  std::string p = "/proc/" + std::to_string(pid) + "/root";
+  p += path;
+  return p;
+}
+
 std::string path_in_process(pid_t pid, std::string_view path) {
   if (pid > 0) {
-    std::string via_root = "/proc/" + std::to_string(pid) + "/root" + std::string(path);
+    std::string via_root = proc_root_path(pid, path);
     struct stat st {};
     if (::stat(via_root.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return via_root;
   }
@@ -85,8 +91,7 @@ UniqueFd open_mapped_file(pid_t pid, std::string_view path, const MappedFileId& 
     fd = open_regular_file(mf);
   }
   if (!fd && pid > 0) {
-    std::string root = "/proc/" + std::to_string(pid) + "/root" + std::string(path);
-    fd = open_regular_file(root.c_str());
+    fd = open_regular_file(proc_root_path(pid, path).c_str());
     if (fd && !is_mapped_file(fd.get(), id)) fd.reset();
   }
   if (!fd) {

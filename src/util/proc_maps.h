@@ -53,6 +53,8 @@ void for_each_maps_line(std::string_view text, F&& f) {
 }
 
 // "What did PID map": the one place a mapped path is turned into a file.
+// /proc/PID/root/PATH: PATH in PID's mount namespace, as a name (no check).
+std::string proc_root_path(pid_t pid, std::string_view path);
 // PATH as PID sees it: /proc/PID/root/PATH (a container has its own root)
 // when that names a file, else PATH itself (pid <= 0: PATH).
 std::string path_in_process(pid_t pid, std::string_view path);

@@ -7,9 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <fstream>
-#include <thread>
 
 #include "../offcpu/offcpu_harness.h"
 #include "support/test_support.h"
@@ -23,12 +20,6 @@ pid_t start_recorder(const std::string& out, const std::string& n, BpfIds& ids) 
   return start_sonde_until({"record", "-q", "--call-graph", "cfi", "-o", out, "--", "/usr/bin/perl", "-e",
                             "my $s=0; $s += $_ for 1.." + n},
                            [](const BpfIds& held) { return !held.progs.empty(); }, ids);
-}
-
-int wait_status(pid_t pid) {
-  int st = 0;
-  waitpid(pid, &st, 0);
-  return st;
 }
 
 TEST(CfiLifecycle, NothingStaysAfterTheWorkloadEnds) {
@@ -70,12 +61,10 @@ TEST(CfiLifecycle, NothingStaysAfterSigkill) {
     auto s = run({sonde_bin(), "script", "-i", dir / "c.data", "-F", "ip"});
     return !s.out.empty();
   }));
-  std::ifstream in("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) + "/children");
-  std::string child;
-  in >> child;
+  const std::vector<pid_t> children = children_of(rec);
   kill(rec, SIGKILL);
   wait_status(rec);
-  if (!child.empty()) kill(std::stoi(child), SIGKILL);  // the workload outlives its recorder: end it, by pid
+  for (pid_t child : children) kill(child, SIGKILL);  // the workload outlives its recorder: end it, by pid
   EXPECT_TRUE(bpf_ids_gone(ids));
 }
 

@@ -9,9 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <fstream>
-#include <thread>
 
 #include "../offcpu/offcpu_harness.h"
 #include "support/test_support.h"
@@ -150,15 +148,18 @@ TEST(CfiRecord, AttachesToARunningProcess) {
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Go once the recorder holds its program (loaded, then attached at once).
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (bpf_ids_of(rec).progs.empty() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Go once the recorder unwinds the waiting process: a stack of its wait,
+  // walked by CFI to the root, is in the file (the program is attached and
+  // the process's tables are loaded).
+  EXPECT_TRUE(wait_until([&] {
+    auto s = run({sonde_bin(), "script", "-i", dir / "p.data", "-F", "comm,pid,tid,period,event,ip,sym"});
+    for (const auto& sample : parse_script(s.out))
+      if (sample.has("wait_for_go") && reaches_root(sample)) return true;
+    return false;
+  }));
   std::ofstream(dir / "go") << "go";
-  int st = 0;
-  waitpid(spin, &st, 0);
-  waitpid(rec, &st, 0);
+  wait_status(spin);
+  int st = wait_status(rec);
   ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
   auto script = run({sonde_bin(), "script", "-i", dir / "p.data", "-F", "comm,pid,tid,period,event,ip,sym"});
   size_t sorting = 0, whole = 0;

@@ -3,6 +3,7 @@
 // copied into a buffer of its own size, so a sanitizer build sees any read
 // past it).
 #include "format/records.h"
+#include "format/event_kind.h"
 
 #include <gtest/gtest.h>
 
@@ -504,4 +505,23 @@ TEST(Records, StatRecordsParseAsPerfWritesThem) {
   std::memcpy(round.data(), &ro, sizeof ro);
   EXPECT_EQ(StatRoundView::parse(round)->rec.time, 977558u);
   expect_prefixes_rejected<StatRoundView>(round, sizeof ro);
+}
+
+// An event's kind from its attr and name (a recording), or from its name and
+// period unit (the fleet store, which keeps no attr): one rule for the
+// off-CPU names either way.
+TEST(EventKinds, FromTheAttrOrFromTheStore) {
+  perf_event_attr a{};
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_BPF_OUTPUT;
+  EXPECT_EQ(classify_event(a, kOffcpuBlockedEvent), EventKind::kOffcpuBlocked);
+  EXPECT_EQ(classify_event(a, kOffcpuPreemptEvent), EventKind::kOffcpuRunnable);
+  EXPECT_EQ(classify_event(a, "%sfix:plain"), EventKind::kSdtHit);
+  a.config = PERF_COUNT_SW_CPU_CLOCK;
+  EXPECT_EQ(classify_event(a, "cpu-clock"), EventKind::kCpuTime);
+  EXPECT_EQ(classify_stored_event(kOffcpuBlockedEvent, "nanoseconds"), EventKind::kOffcpuBlocked);
+  EXPECT_EQ(classify_stored_event(kOffcpuPreemptEvent, "nanoseconds"), EventKind::kOffcpuRunnable);
+  EXPECT_EQ(classify_stored_event("cpu-clock", "nanoseconds"), EventKind::kCpuTime);
+  EXPECT_EQ(classify_stored_event("%sfix:plain", "events"), EventKind::kCount);
+  EXPECT_EQ(classify_stored_event(kOffcpuBlockedEvent, "events"), EventKind::kCount);
 }

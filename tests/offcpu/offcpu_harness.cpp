@@ -2,6 +2,7 @@
 
 #include <linux/bpf.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -161,6 +162,19 @@ bool bpf_ids_gone(const BpfIds& ids, double seconds) {
         return !any;
       },
       std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
+}
+
+int wait_status(pid_t pid) {
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return st;
+}
+
+std::vector<pid_t> children_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  std::vector<pid_t> out;
+  for (pid_t child = 0; in >> child;) out.push_back(child);
+  return out;
 }
 
 }  // namespace sonde::test

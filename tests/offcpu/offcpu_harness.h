@@ -44,4 +44,10 @@ pid_t start_sonde_until(const std::vector<std::string>& args, const std::functio
 // Waits up to `seconds` for every id to be gone; true when they are.
 bool bpf_ids_gone(const BpfIds& ids, double seconds = 5);
 
+// Reaps child `pid` and returns its waitpid status.
+int wait_status(pid_t pid);
+// The children of process `pid` (its main thread's), for ending a
+// workload that outlives a killed recorder, by pid.
+std::vector<pid_t> children_of(pid_t pid);
+
 }  // namespace sonde::test

@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
-#include <thread>
 
 #include "offcpu_harness.h"
 #include "support/test_support.h"
@@ -62,19 +60,6 @@ pid_t start_recorder(const std::vector<std::string>& args, size_t links, BpfIds&
   return start_sonde_until(args, [links](const BpfIds& held) { return held.links.size() >= links; }, ids);
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::string word, out;
-  while (in >> word) out += word + "\n";
-  return out;
-}
-
-int wait_status(pid_t pid) {
-  int st = 0;
-  waitpid(pid, &st, 0);
-  return st;
-}
-
 TEST(OffcpuLifecycle, NothingStaysAfterTheWorkloadEnds) {
   TempDir dir;
   BpfIds ids;
@@ -121,11 +106,10 @@ TEST(OffcpuLifecycle, SigkillKeepsWhatWasFlushedAndFreesEverything) {
     return false;
   }));
   // The workload outlives its recorder: end it too, by pid.
-  std::string children = read_text("/proc/" + std::to_string(rec) + "/task/" + std::to_string(rec) + "/children");
+  const std::vector<pid_t> children = children_of(rec);
   kill(rec, SIGKILL);
   wait_status(rec);
-  for (const auto& c : lines(children))
-    if (!c.empty()) kill(std::stoi(c), SIGKILL);
+  for (pid_t child : children) kill(child, SIGKILL);
   EXPECT_TRUE(bpf_ids_gone(ids));
   auto script = run({sonde_bin(), "script", "-i", dir / "c.data", "-F", "comm,pid,tid,period,event,ip,sym"});
   auto samples = parse_script(script.out);

@@ -13,6 +13,7 @@
 #include "record/drain_reader.h"
 #include "record/record_queue.h"
 #include "format/sample_edit.h"
+#include "support/test_support.h"
 
 using namespace sonde::record;
 using sonde::format::cut_user_stack;
@@ -21,14 +22,10 @@ using namespace sonde::uapi;
 
 namespace {
 
-// Waits on the queue's own state (not a clock) until a producer blocks in
-// reserve() for room; false when none does within a minute (it never ran).
+// Waits on the queue's own state until a producer blocks in reserve() for
+// room; false when none does within a minute (it never ran).
 bool wait_until_producer_waits(const RecordQueue& q) {
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  while (!q.producer_waiting())
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    else std::this_thread::yield();
-  return true;
+  return sonde::test::wait_until([&] { return q.producer_waiting(); }, std::chrono::minutes(1));
 }
 
 // A record of `size` bytes (8-aligned) whose u64 words all hold `seq`.

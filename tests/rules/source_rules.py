@@ -13,6 +13,8 @@
                  ElfFile's handle to libdw at most
   stderr         the library writes to stderr only through util/diagnostics
   function-length  no function in src/ or cli/ over 80 lines
+  selftest       each rule above catches a known violation (a rule that
+                 matches nothing would pass every tree)
 
 Usage: source_rules.py RULE SOURCE_DIR. Prints each violation, exits 1 if any.
 """
@@ -64,15 +66,23 @@ def strip_comments_and_strings(text):
 
 
 def sources(root, dirs, exclude=()):
+    """The C and C++ files below each of `dirs`. A folder that is missing or
+    holds none fails the rule: a wrong root must not pass as a clean tree."""
+    found = []
     for d in dirs:
-        for dirpath, _, files in os.walk(os.path.join(root, d)):
+        top = os.path.join(root, d)
+        if not os.path.isdir(top):
+            sys.exit(f"{top}: no such folder (source_rules.py RULE SOURCE_DIR)")
+        in_dir = []
+        for dirpath, _, files in sorted(os.walk(top)):
             for f in sorted(files):
                 if not f.endswith((".cpp", ".h", ".c")) or f.endswith(".bpf.c") or f.endswith(".bpf.h"):
                     continue
-                rel = os.path.relpath(os.path.join(dirpath, f), root)
-                if any(rel.startswith(e) for e in exclude):
-                    continue
-                yield rel
+                in_dir.append(os.path.relpath(os.path.join(dirpath, f), root))
+        if not in_dir:
+            sys.exit(f"{top}: no C or C++ file to check")
+        found += [rel for rel in in_dir if not any(rel.startswith(e) for e in exclude)]
+    return found
 
 
 def grep(root, files, patterns):
@@ -112,7 +122,21 @@ STDERR_PATTERNS = [
 def function_lengths(root, rel):
     """(lines, first line, signature) of each function body that is not inside another."""
     with open(os.path.join(root, rel), errors="replace") as f:
-        code = strip_comments_and_strings(f.read())
+        return function_lengths_in(f.read())
+
+
+# A brace initializer in a constructor's member-initializer list: the head
+# has the parameter list's ')', then a lone ':', and ends with the member's
+# (or base's) name.
+CTOR_INIT_BRACE = re.compile(r"\)[^;]*(?<!:):(?!:)[^;]*[\w>]$")
+
+
+def in_member_init(stack):
+    return any(kind == "member-init" for kind, _, _ in stack)
+
+
+def function_lengths_in(text):
+    code = strip_comments_and_strings(text)
     stack, result = [], []
     line, head_from = 1, 0
     for i, c in enumerate(code):
@@ -124,26 +148,71 @@ def function_lengths(root, rel):
                 kind = "inner"
             elif re.search(r"\b(namespace|class|struct|union|enum)\b[^()]*$", head) or head.startswith('extern ""'):
                 kind = "scope"
+            elif CTOR_INIT_BRACE.search(head):
+                kind = "member-init"
             elif ")" in head and not re.search(r"=\s*$", head):
                 kind = "function"
             else:
                 kind = "inner"
             stack.append((kind, line, head))
-            head_from = i + 1
+            if not in_member_init(stack):
+                head_from = i + 1
         elif c == "}":
             if stack:
                 kind, first, head = stack.pop()
                 if kind == "function":
                     result.append((line - first + 1, first, head))
+                if kind == "member-init" or in_member_init(stack):
+                    continue  # the constructor's head goes on to its body's '{'
             head_from = i + 1
         elif c == ";":
             head_from = i + 1
     return result
 
 
+# What each rule must catch, so that none passes by matching nothing: the
+# 'selftest' rule runs the rules' own code on these.
+SELFTEST_LINES = {
+    "records": ["auto pid = load<uint32_t>(rec.bytes.data() + 8);", "uint8_t b = record.bytes[16];",
+                "memcpy(&m, rec.data() + 8, sizeof m);", "Mmap2Fixed m{};", "size_t at = sample_field_offset(t, x);"],
+    "process-state": ["::setenv(\"X\", \"1\", 1);", "setrlimit(RLIMIT_MEMLOCK, &r);", "sigaction(SIGINT, &sa, nullptr);"],
+    "elf": ["Elf* e = elf_begin(fd, ELF_C_READ, nullptr);", "#include <gelf.h>", "gelf_getehdr(e, &h);"],
+    "stderr": ["std::cerr << x;", "fprintf(stderr, \"x\");"],
+}
+BODY = "  x += 1;\n" * (MAX_FUNCTION_LINES - 1)
+# (source, the function lengths it must give)
+SELFTEST_FUNCTIONS = [
+    ("void f() {\n" + BODY + "}\n", [MAX_FUNCTION_LINES + 1]),
+    ("namespace a {\nclass C {\n  int g(int x) const {\n" + BODY + "  }\n};\n}\n", [MAX_FUNCTION_LINES + 1]),
+    ("C::C(int v) : a_{v}, b_(v), c_{} {\n" + BODY + "}\n", [MAX_FUNCTION_LINES + 1]),
+    ("C::C() : Base{1} {\n  auto l = [] { return 1; };\n" + BODY + "}\n", [MAX_FUNCTION_LINES + 2]),
+    ('const char* k = R"({\n\n})";\nconstexpr int t[] = {\n1,\n2};\nint h() { return 1; }\n', [1]),
+    ("auto f() -> std::vector<int> {\n  return {1};\n}\nenum class E : uint8_t {\n a,\n};\n", [3]),
+]
+
+
+def selftest():
+    """The violations each rule finds in SELFTEST_*: a rule that misses one is broken."""
+    found = []
+    for rule, samples in SELFTEST_LINES.items():
+        patterns = {"records": RECORD_PATTERNS, "process-state": PROCESS_PATTERNS, "elf": ELF_PATTERNS,
+                    "stderr": STDERR_PATTERNS}[rule]
+        for text in samples:
+            code = strip_comments_and_strings(text)
+            if not any(re.search(pat, code) for _, pat in patterns):
+                found.append(("source_rules.py", 0, f"'{rule}' misses", text))
+    for source, expected in SELFTEST_FUNCTIONS:
+        got = [n for n, _, _ in function_lengths_in(source)]
+        if got != expected:
+            found.append(("source_rules.py", 0, f"function-length measures {got}, not {expected}", source[:60]))
+    return found
+
+
 def main():
     rule, root = sys.argv[1], sys.argv[2]
-    if rule == "records":
+    if rule == "selftest":
+        found = selftest()
+    elif rule == "records":
         found = grep(root, sources(root, ["src", "cli"], exclude=("src/format/",)), RECORD_PATTERNS)
     elif rule == "process-state":
         found = grep(root, sources(root, ["src"], exclude=("src/kernel/",)), PROCESS_PATTERNS)

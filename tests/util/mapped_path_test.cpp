@@ -46,5 +46,20 @@ TEST(MappingNames, BadNamesStayReadable) {
   EXPECT_EQ(mapping_short_name("/tmp/perf-99999999999.map"), "perf-99999999999.map");
 }
 
+// The one notion of a pseudo object, which report, diff, annotate, the
+// exports and the symbol locator ask instead of testing for a '['.
+TEST(MappingNames, PseudoObjectsAndLibraries) {
+  for (const char* p : {"[kernel.kallsyms]_text", "[kernel]", "[vdso]", "[anon:x]", "[heap]", "[ext4]", "[JIT] tid 7"})
+    EXPECT_TRUE(is_pseudo_path(p)) << p;
+  for (const char* p : {"", "/usr/lib/libc.so.6", "//anon", "/memfd:x (deleted)", "/tmp/perf-7.map", "a.out"})
+    EXPECT_FALSE(is_pseudo_path(p)) << p;
+  EXPECT_EQ(classify_mapped_path("[kernel]"), MappedPath::kKernel);
+  EXPECT_EQ(classify_mapped_path("[vdso]"), MappedPath::kVdso);
+  for (const char* p : {"/usr/lib/libc.so.6", "/lib/ld-linux-x86-64.so.2", "[vdso]", "[kernel.kallsyms]", "/dir/", ""})
+    EXPECT_TRUE(is_library_path(p)) << p;
+  for (const char* p : {"/usr/bin/python3.11", "/tmp/a.out", "//anon", "/dir/[x]/prog"})
+    EXPECT_FALSE(is_library_path(p)) << p;
+}
+
 }  // namespace
 }  // namespace sonde
