@@ -20,6 +20,7 @@
 #include "report/report_fields.h"
 #include "report/report_table.h"
 #include "report/wall_report.h"
+#include "stat/thread_counts.h"
 #include "script/raw_dump.h"
 #include "symbol/symbolizer.h"
 #include "hierarchy/hierarchy_report.h"
@@ -55,6 +56,7 @@ struct ReportArgs {
   bool hierarchy = false;  // --hierarchy
   bool strict = false;     // --strict
   bool dump_raw = false;   // -D
+  std::string pretty = "normal";  // --pretty: -T's table style
 };
 
 // --header-only: the header facts; with -I (perf's) HEADER_CPU_TOPOLOGY in
@@ -106,7 +108,6 @@ report::ReportOptions report_options(const ReportArgs& a) {
   ro.sort_starts_with_sym = !a.fields && a.sort && a.sort->starts_with("sym");
   ro.quiet = a.quiet;
   ro.verbose = a.verbose;
-  ro.threads = a.threads;
   ro.comms = a.comms, ro.dsos = a.dsos, ro.pids = a.pids, ro.tids = a.tids;
   ro.symbol_filter = a.symbol_filter;
   ro.parent = compile(a.parent_given ? a.parent : "^sys_|^do_page_fault", "--parent");
@@ -191,8 +192,12 @@ void run_report(const ReportArgs& a) {
                 (ro.call_graph && ro.graph.key != report::GraphKey::kFunction);
   if (a.header) po.header_facts_of = input;
   po.progress = progress_printer("report");
+  stat::ThreadCounts thread_counts;  // -T: the READ records, in the stat model
+  if (a.threads)
+    po.on_record = [&](const format::RecordView& r, const format::Session& s) { thread_counts.add(r, s); };
   auto reader = analysis::open_input(input);
   auto profile = analysis::build_profile(*reader, symbolizer, po);
+  if (a.threads) ro.thread_counts = stat::format_thread_counts(thread_counts, a.pretty == "raw");
   clear_progress();
   if ((ro.layout.has(report::Field::kSocket) || ro.layout.has(report::Field::kCore)) && profile.cpus.empty())
     throw_usage("--sort socket/core: {} has no CPU topology (perf's HEADER_CPU_TOPOLOGY)", input);
@@ -243,7 +248,9 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--inline", a->inline_frames, "Expand inlined functions from DWARF");
   a->symbols.add_to(cmd);
   cmd->add_flag("--stdio", a->stdio, "Accepted for perf compatibility (sonde always prints text)");
-  cmd->add_flag("-T,--threads", a->threads, "The per-thread counts table (perf's; empty: sonde records none)");
+  cmd->add_flag("-T,--threads", a->threads, "Per-thread counts of a `record -s` recording (perf's table, printed last)");
+  cmd->add_option("--pretty", a->pretty, "-T's table style: normal or raw (perf's)")
+      ->check(CLI::IsMember({"normal", "raw"}));
   cmd->add_flag("--header", a->header, "First print the recording's header facts, as perf");
   cmd->add_flag("--header-only", a->header_only, "Print only the recording's header facts, as perf");
   cmd->add_flag("-I,--show-info", a->show_info, "With --header-only: the CPU topology in full, as perf's -I");

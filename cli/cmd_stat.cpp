@@ -131,8 +131,8 @@ void open_text_output(TextOutput& t, const std::string& path, bool append, bool 
 void run(const StatArgs& a, const CLI::App& cmd, bool record, int& exit_code) {
   std::setlocale(LC_NUMERIC, "");  // perf's %' thousands separators follow the locale
   stat::StatOptions o = stat_options(a, cmd);
-  stat::check_options(o);
   if (record) o.record_path = a.record_output;
+  stat::resolve_events(o);  // every usage error before the -o file is created
   TextOutput out;
   open_text_output(out, record ? "" : a.output, a.append, a.quiet);
   set_diagnostics_quiet(a.quiet);  // as perf stat -q: no warnings or messages either

@@ -1,7 +1,8 @@
 // Recordings: pipe and file mode (both may hold zstd COMPRESSED records), read
 // from a regular file and, for pipe mode, also from a pipe; the walk builds
 // the session and address space and resolves every sample's frames, and
-// `script -D` prints every record's text (KSYMBOL, BPF_EVENT, ... included).
+// `script -D` prints every record's text (KSYMBOL, BPF_EVENT, ... included);
+// READ records are summed per thread as `report -T` does (stat/thread_counts.h).
 #include <vector>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "fuzz_input.h"
 #include "analysis/frames.h"
 #include "analysis/recording_walker.h"
+#include "stat/thread_counts.h"
 #include "util/error.h"
 
 namespace {
@@ -20,7 +22,11 @@ void walk(const std::string& path) {
     auto reader = sonde::format::open_recording(path);
     sonde::analysis::RecordingWalker walker(*reader, sonde::analysis::dwarf_unwinding("/nonexistent/sonde-fuzz"));
     std::vector<sonde::analysis::Frame> frames;
-    walker.run([&](const sonde::format::Sample& s) { sonde::analysis::sample_frames(s, walker.space(), frames); });
+    sonde::stat::ThreadCounts counts;
+    walker.run([&](const sonde::format::Sample& s) { sonde::analysis::sample_frames(s, walker.space(), frames); },
+               [&](const sonde::format::RecordView& r) { counts.add(r, walker.session()); });
+    (void)sonde::stat::format_thread_counts(counts, false);
+    (void)sonde::stat::format_thread_counts(counts, true);
   } catch (const sonde::Error&) {
     // A one-line error is the right outcome for most inputs.
   }

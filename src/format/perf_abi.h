@@ -199,6 +199,15 @@ struct Lost {
 };
 static_assert(sizeof(Lost) == 24);
 
+// READ (8)'s fixed part: the thread, then the first read_format value (the
+// count); the rest (enabled, running, id, lost) follow as read_format says.
+struct ReadFixed {
+  RecordHeader header;
+  uint32_t pid, tid;
+  uint64_t value;
+};
+static_assert(sizeof(ReadFixed) == 24);
+
 struct LostSamples {
   RecordHeader header;
   uint64_t lost;

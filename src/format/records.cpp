@@ -162,6 +162,23 @@ std::optional<LostView> LostView::parse(std::span<const uint8_t> bytes) {
   return LostView{f.id, f.lost};
 }
 
+std::optional<ReadView> ReadView::parse(std::span<const uint8_t> bytes, uint64_t read_format) {
+  if (read_format & PERF_FORMAT_GROUP) return std::nullopt;
+  ByteReader r(bytes);
+  ReadFixed f;
+  if (!read_fixed(r, kRead, f)) return std::nullopt;
+  ReadView v;
+  v.pid = f.pid, v.tid = f.tid, v.value = f.value;
+  if ((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) && !r.read(v.enabled)) return std::nullopt;
+  if ((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) && !r.read(v.running)) return std::nullopt;
+  uint64_t id = 0;
+  if (read_format & PERF_FORMAT_ID) {
+    if (!r.read(id)) return std::nullopt;
+    v.id = id;
+  }
+  return v;
+}
+
 std::optional<LostSamplesView> LostSamplesView::parse(std::span<const uint8_t> bytes) {
   ByteReader r(bytes);
   LostSamples f;

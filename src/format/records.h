@@ -136,6 +136,19 @@ struct LostView {
   static std::optional<LostView> parse(std::span<const uint8_t> bytes);
 };
 
+// READ (8): one counter's value for one thread, as an event with
+// inherit_stat (perf record -s) leaves it when an inherited thread exits.
+// The values are laid out as `read_format` (the event's attr) says: count,
+// [time enabled], [time running], [id], [lost]. A group read
+// (PERF_FORMAT_GROUP) is not read: parse() returns nullopt.
+struct ReadView {
+  uint32_t pid = 0, tid = 0;
+  uint64_t value = 0, enabled = 0, running = 0;
+  std::optional<uint64_t> id;  // with PERF_FORMAT_ID
+
+  static std::optional<ReadView> parse(std::span<const uint8_t> bytes, uint64_t read_format);
+};
+
 // LOST_SAMPLES (13).
 struct LostSamplesView {
   uint64_t lost = 0;

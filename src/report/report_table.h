@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <regex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,10 @@ struct ReportOptions {
   CallGraphOptions graph;      // its order resolved (callee or caller)
   bool quiet = false;          // -q: rows only
   bool verbose = false;        // -v: objects' paths, symbols' addresses
-  bool threads = false;        // -T: perf's per-thread counts table (empty: no read values recorded)
+  // -T: perf's per-thread counts table (the READ records of a `record -s`
+  // recording, laid out by stat::format_thread_counts), printed last; unset
+  // without -T.
+  std::optional<std::string> thread_counts;
   bool json = false;
   bool sort_starts_with_sym = false;  // --sort sym...: perf leaves out a lone chain's first frame
   // Rows hidden (their samples still count in the percentages, as perf's).

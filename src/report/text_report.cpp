@@ -52,7 +52,7 @@ void write_text_report(const Profile& p, const std::vector<RowSet>& rows, const 
   }
   if (!o.quiet) fmt::format_to(it, "#\n# Total Lost Samples: {}\n#\n", p.lost_samples);
   for (const RowSet& rs : rows) write_event(p, rs, o, out);
-  if (o.threads) fmt::format_to(it, "# PID  TID\n");
+  if (o.thread_counts) out.append(o.thread_counts->data(), o.thread_counts->data() + o.thread_counts->size());
   for (const auto& n : p.notes) fmt::format_to(it, "# note: {}\n", n);
 }
 

@@ -33,8 +33,9 @@ struct CounterEvent {
 };
 
 struct ThreadEntry {
-  int pid = -1;  // -1: every thread (system-wide counting)
+  int pid = -1;  // -1: every thread (system-wide counting); counting a task: its thread id
   std::string comm;
+  int tid = -1;  // READ records' rows (report -T): the thread, `pid` its process; -1 otherwise
 };
 
 class CountTable {

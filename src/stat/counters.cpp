@@ -111,9 +111,7 @@ void Counters::open(CountTable& table, const StatTarget& target) {
       }
     }
   }
-  ids_.assign(fds_.size(), 0);
-  for (size_t i = 0; i < fds_.size(); ++i)
-    if (fds_[i]) ids_[i] = kernel::event_id(fds_[i].get());
+  ids_.clear();  // asked of the kernel when first needed (stat record): plain stat never does
   table.reset_values();
 }
 
@@ -142,7 +140,17 @@ void Counters::read(CountTable& table) const {
       }
 }
 
+const std::vector<uint64_t>& Counters::all_ids() const {
+  if (ids_.size() != fds_.size()) {
+    ids_.assign(fds_.size(), 0);
+    for (size_t i = 0; i < fds_.size(); ++i)
+      if (fds_[i]) ids_[i] = kernel::event_id(fds_[i].get());
+  }
+  return ids_;
+}
+
 std::vector<uint64_t> Counters::ids(size_t event) const {
+  all_ids();
   std::vector<uint64_t> out;
   for (size_t i = 0; i < ncpus_ * nthreads_; ++i)
     if (uint64_t id = ids_[event * ncpus_ * nthreads_ + i]) out.push_back(id);

@@ -41,7 +41,7 @@ class Counters {
   std::vector<uint64_t> ids(size_t event) const;
   // The kernel id of one counter (0: not open), for STAT records.
   uint64_t id(size_t event, size_t cpu_idx, size_t thread_idx) const {
-    return ids_[(event * ncpus_ + cpu_idx) * nthreads_ + thread_idx];
+    return all_ids()[(event * ncpus_ + cpu_idx) * nthreads_ + thread_idx];
   }
   // The counter of (event, cpu, thread): -1 when not open.
   int fd(size_t event, size_t cpu_idx, size_t thread_idx) const;
@@ -49,7 +49,10 @@ class Counters {
  private:
   size_t ncpus_ = 0, nthreads_ = 0;
   std::vector<UniqueFd> fds_;  // events x cpus x threads
-  std::vector<uint64_t> ids_;  // the same grid, 0 where no counter is open
+  // The kernel ids of every counter (the same grid, 0 where none is open),
+  // read at the first call.
+  const std::vector<uint64_t>& all_ids() const;
+  mutable std::vector<uint64_t> ids_;
 };
 
 }  // namespace sonde::stat

@@ -311,11 +311,22 @@ AggrMode check_options(const StatOptions& o) {
   return AggrMode::Global;
 }
 
+void resolve_events(StatOptions& o) {
+  check_options(o);
+  if (!o.cpu_list.empty()) record::parse_cpu_list(o.cpu_list);  // a usage error before anything runs
+  o.counters = o.events.empty() ? default_events(counts_cpus(o)) : parse_stat_events(o.events, o.event_filters);
+}
+
 int run_stat(const StatOptions& o, std::FILE* out) {
   AggrMode mode = check_options(o);
-  if (!o.cpu_list.empty()) record::parse_cpu_list(o.cpu_list);  // a usage error before anything runs
   CountTable table;
-  table.events = o.events.empty() ? default_events(counts_cpus(o)) : parse_stat_events(o.events, o.event_filters);
+  if (o.counters.empty()) {
+    StatOptions resolved = o;
+    resolve_events(resolved);
+    table.events = std::move(resolved.counters);
+  } else {
+    table.events = o.counters;
+  }
   StatPrinter printer(out, o.print);
   Context ctx{o, mode, printer, out == nullptr, nullptr, nullptr, {}, nullptr, 0};
   for (const auto& e : table.events)

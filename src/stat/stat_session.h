@@ -25,11 +25,19 @@ struct StatOptions {
   PrintConfig print;
   std::vector<std::string> command;
   std::string record_path;  // stat record -o ("" when not recording)
+  // The events to count, once resolve_events() has parsed `events` (or
+  // taken perf's default set); run_stat() resolves them when empty.
+  std::vector<CounterEvent> counters;
 };
 
 // Checks the options (usage errors, one line, before anything is opened),
 // resolves the aggregation mode.
 AggrMode check_options(const StatOptions& o);
+
+// Checks the options and parses the -e lists and -C into `o.counters`:
+// every usage error (an unknown event, a bad CPU list) is thrown here, so a
+// caller that calls this before creating its -o file leaves none behind.
+void resolve_events(StatOptions& o);
 
 // Counts and prints to `out`. Returns the workload's exit status (0
 // without one).

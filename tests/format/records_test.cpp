@@ -525,3 +525,35 @@ TEST(EventKinds, FromTheAttrOrFromTheStore) {
   EXPECT_EQ(classify_stored_event("%sfix:plain", "events"), EventKind::kCount);
   EXPECT_EQ(classify_stored_event(kOffcpuBlockedEvent, "events"), EventKind::kCount);
 }
+
+// READ: pid, tid, the count, then what read_format says; bounded by the bytes.
+TEST(Records, ReadFollowsReadFormatAndRejectsShortBytes) {
+  const uint64_t fmt = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+  Bytes rec(24 + 3 * 8);
+  RecordHeader h{kRead, 0, static_cast<uint16_t>(rec.size())};
+  std::memcpy(rec.data(), &h, sizeof h);
+  const uint32_t pid = 41, tid = 42;
+  const uint64_t vals[4] = {1234, 500, 250, 77};
+  std::memcpy(rec.data() + 8, &pid, 4);
+  std::memcpy(rec.data() + 12, &tid, 4);
+  std::memcpy(rec.data() + 16, vals, sizeof vals);
+  auto v = ReadView::parse(rec, fmt);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->pid, 41u);
+  EXPECT_EQ(v->tid, 42u);
+  EXPECT_EQ(v->value, 1234u);
+  EXPECT_EQ(v->enabled, 500u);
+  EXPECT_EQ(v->running, 250u);
+  EXPECT_EQ(v->id, std::optional<uint64_t>(77));
+  // Only the count: the other fields stay zero, no id.
+  auto bare = ReadView::parse(rec, 0);
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->enabled, 0u);
+  EXPECT_FALSE(bare->id);
+  // Fewer bytes than read_format asks for, a group read, another type: nothing.
+  for (size_t n = 0; n < rec.size(); ++n)
+    EXPECT_FALSE(ReadView::parse(std::span<const uint8_t>(rec.data(), n), fmt)) << n;
+  EXPECT_FALSE(ReadView::parse(rec, fmt | PERF_FORMAT_GROUP));
+  set_type(rec, kLost);
+  EXPECT_FALSE(ReadView::parse(rec, fmt));
+}

@@ -99,6 +99,12 @@ TEST(StatCounts, BadInputIsOneLineAndExitTwo) {
       {"stat -e cs --filter 'prev_state == 1' -- true", "'cs' is not a tracepoint"},
       {"stat -e sched:sched_switch --filter 'no_such_field ==' -- true", "cannot set filter"},
       {"stat record -o " + out + " -e sched:sched_switch --filter '(' -- true", "cannot set filter"},
+      // The text -o file is not created either.
+      {"stat -o " + out + " -e bogus -- true", "unknown event 'bogus'"},
+      {"stat -o " + out + " -a -C 0-x -- true", "invalid CPU list"},
+      {"stat -o " + out + " -A --per-thread -a -- true", "choose one of"},
+      {"stat -o " + out + " -I abc -- true", "--interval-print"},
+      {"stat -o " + out + " --", "nothing to count"},
   };
   for (const auto& [args, message] : cases) {
     auto r = sh(sonde_bin() + " " + args);
