@@ -157,17 +157,17 @@ TEST_F(Diff, DifferentialFlameGraphInChromium) {
     ASSERT_TRUE(f.is_object()) << name;
     // The page's self shares are the table's. Its frame share also holds
     // the frames above it (the fixture's stop-timer handler may run on top
-    // of mix_a or mix_b), never less.
+    // of mix_a or mix_b), never less; how much more depends on how often a
+    // loaded machine runs the handler there (2.05 points once under CI-like
+    // load), so no upper bound is assumed.
     const std::string tip = f["tooltip"].get<std::string>();
     std::smatch self;
     ASSERT_TRUE(std::regex_search(tip, self, std::regex(R"(self: ([0-9.]+)%)"))) << tip;
     const double table_new = rows[std::string("two_mix ") + name]["new"].get<double>();
     EXPECT_NEAR(std::stod(self[1]), table_new, 0.01) << f;
     EXPECT_GE(f["now"].get<double>(), table_new - 0.01) << f;
-    EXPECT_NEAR(f["now"].get<double>(), table_new, 2) << f;
     const double table_base = rows[std::string("two_mix ") + name]["base"].get<double>();
     EXPECT_GE(f["base"].get<double>(), table_base - 0.01) << f;
-    EXPECT_NEAR(f["base"].get<double>(), table_base, 2) << f;
     EXPECT_NE(f["tooltip"].get<std::string>().find("baseline: "), std::string::npos) << f;
   }
   // Shrank: blue (the blue channel is the largest); grew: red.
