@@ -16,8 +16,9 @@ namespace sonde::cli {
 namespace {
 
 struct TraceArgs {
-  std::string syscalls, pids, duration, output, input, max_events, call_graph, max_stack;
+  std::string syscalls, pids, duration, output, input, max_events, call_graph, max_stack, summary_mode;
   bool system_wide = false, summary_only = false, summary = false, failures = false, full_time = false;
+  bool bpf_summary = false, no_bpf_summary = false;
   std::vector<std::string> command;
 };
 
@@ -29,6 +30,14 @@ trace::TraceOptions trace_options(const TraceArgs& a) {
   o.command = a.command;
   o.summary_only = a.summary_only;
   o.summary = a.summary;
+  if (!a.summary_mode.empty()) {
+    if (a.summary_mode != "thread" && a.summary_mode != "total")
+      throw_usage("invalid --summary-mode '{}': expected thread or total", a.summary_mode);
+    if (!a.summary_only && !a.summary) throw_usage("--summary-mode needs -s or -S");
+    o.summary_total = a.summary_mode == "total";
+  }
+  if (a.bpf_summary && a.no_bpf_summary) throw_usage("--bpf-summary and --no-bpf-summary exclude each other");
+  if (a.bpf_summary || a.no_bpf_summary) o.bpf_summary = a.bpf_summary;
   o.duration = a.duration;
   o.failures_only = a.failures;
   o.full_time = a.full_time;
@@ -77,6 +86,10 @@ void register_trace(CLI::App& app, int& exit_code) {
   add_target_options(cmd, *a);
   cmd->add_flag("-s,--summary", a->summary_only, "Only the per-thread summary of calls, errors and times");
   cmd->add_flag("-S,--with-summary", a->summary, "The lines and the summary");
+  cmd->add_option("--summary-mode", a->summary_mode, "thread (a table per thread, the default) or total (one table)");
+  cmd->add_flag("--bpf-summary", a->bpf_summary,
+                "With -s: count the calls in BPF maps, streaming no event (the default with -a)");
+  cmd->add_flag("--no-bpf-summary", a->no_bpf_summary, "With -s: count the calls from streamed events");
   cmd->add_option("--duration", a->duration, "Only calls that took at least MS milliseconds");
   cmd->add_flag("--failure", a->failures, "Only calls that failed");
   cmd->add_flag("-T,--time", a->full_time, "Absolute timestamps (ms), not relative to the first event");

@@ -1,6 +1,6 @@
 // The libbpf functions sonde calls, loaded on first use (util/lazy_library.h
-// says why): only `sonde record -e %provider:event` (src/probe) and `sonde
-// record --off-cpu` (src/offcpu) load BPF programs.
+// says why): only the subcommands that load BPF programs (SDT and probe
+// events, off-CPU, cfi, trace) open it.
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -13,6 +13,7 @@ constinit sonde::LazyLibrary libbpf("libbpf.so.1");
 extern "C" {
 
 libbpf_print_fn_t libbpf_set_print(libbpf_print_fn_t fn) { return SONDE_LAZY_CALL(libbpf, libbpf_set_print)(fn); }
+int libbpf_num_possible_cpus(void) { return SONDE_LAZY_CALL(libbpf, libbpf_num_possible_cpus)(); }
 
 // Objects and their programs and maps (libbpf.h).
 struct bpf_object* bpf_object__open_mem(const void* obj_buf, size_t obj_buf_sz,

@@ -30,6 +30,7 @@
 #include "symbol/symbolizer.h"
 #include "trace/call_chain_lines.h"
 #include "trace/syscall_strings.h"
+#include "trace/syscall_summary.h"
 #include "trace/syscall_table.h"
 #include "trace/syscall_tracer.h"
 #include "trace/trace_summary.h"
@@ -182,8 +183,26 @@ void check_targets(const TraceOptions& o) {
   int n = (o.pids.empty() ? 0 : 1) + (o.system_wide ? 1 : 0) + (o.command.empty() ? 0 : 1);
   if (!o.input.empty() && n) throw_usage("-i replays a recording: it takes no -p, -a or command");
   if (o.input.empty() && n == 0) throw_usage("nothing to trace: give a command (-- CMD), -p PID or -a");
-  if (n > 1) throw_usage("give one of a command, -p PID or -a");
+  // -a with a command traces every process until the command ends, as perf.
+  if (!o.pids.empty() && n > 1) throw_usage("-p PID takes no command and no -a");
   if (o.summary_only && o.summary) throw_usage("-s (summary only) and -S (with the lines) exclude each other");
+  if (o.bpf_summary.value_or(false) && (!o.summary_only || !o.input.empty()))
+    throw_usage("--bpf-summary counts a live trace's calls in BPF: it needs -s and no -i");
+}
+
+bool uses_bpf_summary(const TraceOptions& o) {
+  if (o.bpf_summary) return *o.bpf_summary;
+  return o.summary_only && o.system_wide;
+}
+
+// The summary's text for `threads`: per thread (perf's -s) or one table
+// (--summary-mode=total).
+std::string summary_text(const TraceOptions& o, const std::vector<const ThreadStats*>& threads,
+                         const CommLookup& comm) {
+  if (o.summary_total) return format_total_summary(total_of(threads));
+  uint64_t events = 0;
+  for (const ThreadStats* t : threads) events += t->events;
+  return format_summary(threads, events, comm);
 }
 
 // The recorder's view of the target and its kernel-side filter.
@@ -248,7 +267,8 @@ void replay(format::RecordReader& reader, const TracerOptions& topts, SyscallSig
     }
   });
   if (o.summary_only || o.summary) {
-    std::string text = format_summary(tracer.threads(), tracer.events(), comm);
+    std::string text = o.summary_total ? summary_text(o, tracer.threads(), comm)
+                                       : format_summary(tracer.threads(), tracer.events(), comm);
     std::fwrite(text.data(), 1, text.size(), out);
   }
   std::fflush(out);
@@ -256,6 +276,41 @@ void replay(format::RecordReader& reader, const TracerOptions& topts, SyscallSig
     warn("{} events lost (the kernel's buffers were full)", walker.stats().lost_samples);
   if (dispatch.malformed())
     warn("{} malformed raw_syscalls samples skipped", dispatch.malformed());
+}
+
+// -s with the counts kept in BPF maps: the recorder runs the workload (or
+// follows -p/-a) with only a dummy event, its stream thrown away; the
+// summary extension counts the calls and is read when the recording ends.
+int run_bpf_summary(const TraceOptions& o, const TracerOptions& t) {
+  record::RecordOptions r;
+  r.events = {"dummy"};
+  r.command = o.command;
+  r.pids = o.pids;
+  r.system_wide = o.system_wide;
+  r.build_id_mode = record::BuildIdMode::None;
+  r.mmap_pages = 8;
+  r.cmdline = o.cmdline;
+  r.quiet = true;
+  UniqueFd sink(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  UniqueFd stop(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!sink || !stop) throw_runtime("cannot open /dev/null or an eventfd: {}", errno_text(errno));
+  r.output_fd = sink.get();
+  r.stop_fd = stop.get();
+  auto counter = std::make_unique<SyscallSummaryExtension>(SummaryScope{t.syscalls, o.summary_total});
+  SyscallSummaryExtension* summary = counter.get();
+  r.extensions.push_back(std::move(counter));
+  Output out(o.output, o.terminal);
+  StopOnSignal signals(stop.get());
+  const int status = record::record(r).exit_status;
+  std::vector<const ThreadStats*> threads;
+  std::unordered_map<uint32_t, std::string> names;
+  for (const ThreadStats& s : summary->threads()) threads.push_back(&s), names[s.tid] = s.comm;
+  CommLookup comm = [&](uint32_t tid) -> std::string_view { return names[tid]; };
+  std::string text = summary_text(o, threads, comm);
+  std::fwrite(text.data(), 1, text.size(), out.file);
+  std::fflush(out.file);
+  if (uint64_t n = summary->dropped()) warn("{} calls not counted (the BPF maps were full)", n);
+  return status;
 }
 
 }  // namespace
@@ -279,6 +334,7 @@ int run_trace(const TraceOptions& o) {
     replay(*reader, topts, signatures, o, out.file, nullptr);
     return 0;
   }
+  if (uses_bpf_summary(o)) return run_bpf_summary(o, topts);
   record::RecordOptions r = recorder_options(o, topts);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw_runtime("cannot create a pipe: {}", errno_text(errno));

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct TraceOptions {
   bool callchain = false;             // --call-graph fp|dwarf: each call's user call chain under its line
   uint32_t user_stack_bytes = 0;      // --call-graph dwarf[,SIZE]: user stack copied at each exit
   uint32_t max_stack = 0;             // --max-stack: frames shown per chain (0 = all)
+  bool summary_total = false;         // --summary-mode=total: one table for every thread
+  // --bpf-summary / --no-bpf-summary: -s's counts kept in BPF maps, no
+  // event streamed (unset: on for -s -a, where streaming costs the most).
+  std::optional<bool> bpf_summary;
 };
 
 // The events `trace` records: perf trace record's.

@@ -32,7 +32,35 @@ std::string thread_table(const ThreadStats& t) {
   return out + "\n\n";
 }
 
+void merge_into(CallStats& into, const CallStats& c) {
+  if (c.calls == 0) return;
+  const double na = static_cast<double>(into.calls), nb = static_cast<double>(c.calls), n = na + nb;
+  const double delta = c.mean - into.mean;
+  into.m2 += c.m2 + delta * delta * na * nb / n;
+  into.mean += delta * nb / n;
+  into.calls += c.calls;
+  into.errors += c.errors;
+  into.total_ns += c.total_ns;
+  into.min_ns = std::min(into.min_ns, c.min_ns);
+  into.max_ns = std::max(into.max_ns, c.max_ns);
+}
+
 }  // namespace
+
+ThreadStats total_of(const std::vector<const ThreadStats*>& threads) {
+  ThreadStats total;
+  for (const ThreadStats* t : threads) {
+    total.events += t->events;
+    for (const auto& [nr, c] : t->calls) merge_into(total.calls[nr], c);
+  }
+  return total;
+}
+
+std::string format_total_summary(const ThreadStats& total) {
+  std::string out = fmt::format("\n Summary of events:\n\n total, {} events\n", total.events);
+  if (!total.calls.empty()) out += thread_table(total);
+  return out;
+}
 
 std::string format_summary(const std::vector<const ThreadStats*>& threads, uint64_t total_events,
                            const CommLookup& comm) {

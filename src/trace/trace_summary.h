@@ -15,4 +15,11 @@ namespace sonde::trace {
 std::string format_summary(const std::vector<const ThreadStats*>& threads, uint64_t total_events,
                            const CommLookup& comm);
 
+// --summary-mode=total: every thread's calls added up per syscall (Chan's
+// merge of the running means and sums of squares).
+ThreadStats total_of(const std::vector<const ThreadStats*>& threads);
+
+// perf trace --summary-mode=total's one table: " total, N events".
+std::string format_total_summary(const ThreadStats& total);
+
 }  // namespace sonde::trace

@@ -103,6 +103,70 @@ TEST_F(Trace, SummaryCountsAreExact) {
   EXPECT_EQ(calls(r.err, "write").size(), 0u) << "-s prints no lines";
 }
 
+// One thread's part of a -s summary: from its " comm (tid), N events"
+// header to the next thread's.
+std::string thread_part(const std::string& text, const std::string& comm) {
+  size_t at = text.find("\n " + comm + " (");
+  if (at == std::string::npos) return "";
+  size_t next = text.find("\n\n\n ", at);
+  return text.substr(at, next == std::string::npos ? std::string::npos : next - at);
+}
+
+// The fixture's calls, as SummaryCountsAreExact expects them.
+void expect_fixture_counts(const std::string& text) {
+  auto counts = summary_counts(text);
+  EXPECT_EQ(counts["openat"], std::make_pair(uint64_t{2}, uint64_t{1})) << text;
+  EXPECT_EQ(counts["write"], std::make_pair(uint64_t{5}, uint64_t{0})) << text;
+  EXPECT_EQ(counts["nanosleep"], std::make_pair(uint64_t{1}, uint64_t{0})) << text;
+  EXPECT_EQ(counts["kill"], std::make_pair(uint64_t{1}, uint64_t{1})) << text;
+  EXPECT_EQ(counts["close"], std::make_pair(uint64_t{1}, uint64_t{0})) << text;
+}
+
+// The counts kept in BPF maps (--bpf-summary) are those of the streamed
+// events, call for call, and the thread is named as perf names it.
+TEST_F(Trace, BpfSummaryCountsAreThoseOfTheStreamedSummary) {
+  auto bpf = run({sonde_bin(), "trace", "-s", "--bpf-summary", "--", bin()});
+  ASSERT_EQ(bpf.exit_code, 0) << bpf.err;
+  auto streamed = run({sonde_bin(), "trace", "-s", "--no-bpf-summary", "--", bin()});
+  ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
+  expect_fixture_counts(bpf.err);
+  EXPECT_EQ(summary_counts(bpf.err), summary_counts(streamed.err)) << "bpf:\n" << bpf.err << "\nstreamed:\n" << streamed.err;
+  std::regex header(R"(\n trace_calls \((\d+)\), (\d+) events, 100\.0%\n)");
+  std::smatch b, s;
+  ASSERT_TRUE(std::regex_search(bpf.err, b, header)) << bpf.err;
+  ASSERT_TRUE(std::regex_search(streamed.err, s, header)) << streamed.err;
+  EXPECT_EQ(b[2], s[2]) << "an entry and an exit per call";
+  // The 2 ms nanosleep's minimum is at least 2 ms (the kernel's promise).
+  std::smatch sleep;
+  ASSERT_TRUE(std::regex_search(bpf.err, sleep, std::regex(R"(\n   nanosleep +1 +0 +[0-9.]+ +([0-9.]+) )"))) << bpf.err;
+  EXPECT_GE(std::stod(sleep[1]), 2.0) << bpf.err;
+}
+
+// -a -s counts in BPF by default: every process's calls, the fixture's own
+// table among them, exact.
+TEST_F(Trace, SystemWideSummaryCountsTheWorkloadsCallsInBpf) {
+  auto r = run({sonde_bin(), "trace", "-a", "-s", "--", bin()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string mine = thread_part(r.err, "trace_calls");
+  ASSERT_FALSE(mine.empty()) << r.err;
+  expect_fixture_counts(mine);
+  auto streamed = run({sonde_bin(), "trace", "-a", "-s", "--no-bpf-summary", "--", bin()});
+  ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
+  expect_fixture_counts(thread_part(streamed.err, "trace_calls"));
+}
+
+// --summary-mode=total: one table for every thread, in both ways of counting.
+TEST_F(Trace, TotalSummaryIsOneTable) {
+  for (const char* how : {"--bpf-summary", "--no-bpf-summary"}) {
+    auto r = run({sonde_bin(), "trace", "-s", how, "--summary-mode=total", "--", bin()});
+    ASSERT_EQ(r.exit_code, 0) << how << r.err;
+    EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(\n Summary of events:\n\n total, \d+ events\n\n   syscall )")))
+        << how << r.err;
+    EXPECT_EQ(r.err.find("trace_calls ("), std::string::npos) << how << r.err;
+    expect_fixture_counts(r.err);
+  }
+}
+
 TEST_F(Trace, FiltersSelectCallsFailuresAndDuration) {
   auto r = run({sonde_bin(), "trace", "-e", "write,kill", "--", bin()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -259,6 +323,12 @@ TEST_F(Trace, BadInputIsOneLineAndExitTwo) {
       {{"--max-events", "0", "--", "true"}, "invalid --max-events '0'"},
       {{}, "nothing to trace"},
       {{"-p", "abc"}, "invalid -p 'abc'"},
+      {{"-p", "1", "-a"}, "-p PID takes no command and no -a"},
+      {{"--bpf-summary", "--", "true"}, "--bpf-summary counts a live trace's calls in BPF: it needs -s and no -i"},
+      {{"-s", "--bpf-summary", "-i", "x.data"}, "--bpf-summary counts a live trace's calls in BPF: it needs -s and no -i"},
+      {{"-s", "--bpf-summary", "--no-bpf-summary", "--", "true"}, "--bpf-summary and --no-bpf-summary exclude each other"},
+      {{"-s", "--summary-mode", "cgroup", "--", "true"}, "invalid --summary-mode 'cgroup': expected thread or total"},
+      {{"--summary-mode", "total", "--", "true"}, "--summary-mode needs -s or -S"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> argv{sonde_bin(), "trace"};
