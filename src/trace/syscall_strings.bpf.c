@@ -43,6 +43,7 @@ struct {
 
 /* Offsets in x86-64's struct pt_regs of the syscall arguments. */
 static const int arg_offsets[6] = {112, 104, 96, 56, 72, 64};
+#define SONDE_PT_REGS_IP 128
 
 SEC("raw_tracepoint/sys_enter")
 int sonde_strings_enter(struct bpf_raw_tracepoint_args *ctx) {
@@ -71,6 +72,8 @@ int sonde_strings_enter(struct bpf_raw_tracepoint_args *ctx) {
     e->pid = tgid;
     e->tid = (__u32)id;
     e->time = bpf_ktime_get_ns();
+    e->ip = 0;
+    bpf_probe_read_kernel(&e->ip, sizeof e->ip, regs + SONDE_PT_REGS_IP);
     e->nr = nr;
     e->arg = i;
     e->cpu = bpf_get_smp_processor_id();

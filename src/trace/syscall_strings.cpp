@@ -13,16 +13,17 @@
 #include "trace/syscall_table.h"
 #include "util/byte_append.h"
 #include "util/byte_reader.h"
+#include "util/diagnostics.h"
 #include "util/error.h"
 
 namespace sonde::trace {
 
-static_assert(sizeof(sonde_string_event) == 32 + SONDE_STRING_MAX);
+static_assert(sizeof(sonde_string_event) == 40 + SONDE_STRING_MAX);
 
 namespace {
 
 constexpr uint64_t kStringSampleType =
-    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 
 template <class T>
 void put(std::vector<uint8_t>& out, const T& v) {
@@ -36,11 +37,12 @@ void build_sample(std::vector<uint8_t>& out, const sonde_string_event& e) {
   const size_t payload = 8 + len;
   const uint32_t raw_size = static_cast<uint32_t>((payload + 4 + 7) / 8 * 8 - 4);
   out.clear();
-  const uint16_t size = static_cast<uint16_t>(8 + 8 + 8 + 8 + 8 + 4 + raw_size);
+  const uint16_t size = static_cast<uint16_t>(8 + 8 + 8 + 8 + 8 + 8 + 4 + raw_size);
   put(out, uint32_t{PERF_RECORD_SAMPLE});
   put(out, format::kMiscUser);
   put(out, size);
   put(out, kStringEventId);
+  put(out, e.ip);
   put(out, e.pid);
   put(out, e.tid);
   put(out, e.time);
@@ -79,7 +81,13 @@ std::vector<uint8_t> string_argument_masks(SyscallSignatures& signatures) {
   return masks;
 }
 
-SyscallStringsExtension::SyscallStringsExtension(std::vector<uint8_t> masks) : masks_(std::move(masks)) {}
+void warn_about_strings(const StringsOutcome& outcome) {
+  if (!outcome.unavailable.empty()) warn("path names not read ({})", outcome.unavailable);
+  if (outcome.lost) warn("{} path names lost (BPF ring buffer full)", outcome.lost);
+}
+
+SyscallStringsExtension::SyscallStringsExtension(std::vector<uint8_t> masks, StringsOutcome& outcome)
+    : masks_(std::move(masks)), outcome_(outcome) {}
 
 SyscallStringsExtension::~SyscallStringsExtension() { stop(); }
 
@@ -90,7 +98,7 @@ void SyscallStringsExtension::prepare(const record::RecordTarget& target, const 
   } catch (const Error& e) {
     // The lines still come, with pointers for paths, as perf's without its probe.
     stop();
-    unavailable_ = e.what();
+    outcome_.unavailable = e.what();
   }
 }
 
@@ -181,6 +189,7 @@ uint64_t SyscallStringsExtension::lost() const {
 
 void SyscallStringsExtension::stop() {
   links_.clear();
+  if (lost_fd_ >= 0) outcome_.lost = lost();  // before the map closes
   ring_.close();
   if (obj_) bpf_object__close(obj_), obj_ = nullptr, lost_fd_ = -1;
 }

@@ -40,9 +40,19 @@ bool parse_string_payload(std::span<const uint8_t> raw, StringPayload& out);
 // SCA_FILENAME rule: `const char *` named *name or *path*).
 std::vector<uint8_t> string_argument_masks(SyscallSignatures& signatures);
 
+// What became of the strings, filled when the extension stops: the
+// recorder may own (and destroy) the extension, the caller keeps this.
+struct StringsOutcome {
+  uint64_t lost = 0;         // strings the ring buffer had no room for
+  std::string unavailable;   // why BPF could not be used ("" when it was)
+};
+
+// One line each for strings lost or not read at all (none when all went well).
+void warn_about_strings(const StringsOutcome& outcome);
+
 class SyscallStringsExtension : public record::RecordExtension {
  public:
-  explicit SyscallStringsExtension(std::vector<uint8_t> masks);
+  SyscallStringsExtension(std::vector<uint8_t> masks, StringsOutcome& outcome);
   ~SyscallStringsExtension() override;
 
   void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
@@ -52,12 +62,9 @@ class SyscallStringsExtension : public record::RecordExtension {
   void drained_until(uint64_t ns) override { horizon_ = ns; }
   void stop() override;
 
-  // Strings the ring buffer had no room for; "" or why BPF could not be used.
-  uint64_t lost() const;
-  const std::string& unavailable() const { return unavailable_; }
-
  private:
   void load(const record::RecordTarget& target);
+  uint64_t lost() const;
 
   std::vector<uint8_t> masks_;
   perf_event_attr base_{};
@@ -65,7 +72,7 @@ class SyscallStringsExtension : public record::RecordExtension {
   bpf::BpfRing ring_;
   int lost_fd_ = -1;
   std::vector<UniqueFd> links_;
-  std::string unavailable_;
+  StringsOutcome& outcome_;
   size_t written_ = 0;
   // Strings taken from the ring, not yet written: those stamped at or after
   // the kernel records' horizon wait for a later round (drained_until).

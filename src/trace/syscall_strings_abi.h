@@ -18,6 +18,7 @@ struct sonde_strings_config {
 struct sonde_string_event {
   __u32 pid, tid;
   __u64 time;   /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns): the recorder's events use the same clock */
+  __u64 ip;     /* the user instruction pointer of the call (perf script shows a sample's ip) */
   __u32 nr;     /* syscall number */
   __u32 arg;    /* argument index, 0..5 */
   __u32 cpu;

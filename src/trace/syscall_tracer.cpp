@@ -146,7 +146,9 @@ void SyscallTracer::learn_descriptors(const SyscallSignature& sig, uint32_t pid,
   fds_.opened(pid, ret, "");  // the path was not read: /proc tells, while live
 }
 
-void SyscallTracer::on_string(uint32_t tid, uint64_t nr, uint32_t arg, std::string_view text) {
+void SyscallTracer::on_string(uint32_t tid, uint64_t time, uint64_t nr, uint32_t arg, std::string_view text) {
+  // A sample like the others: perf trace -i starts its clock at the first of any event.
+  if (!have_base_) base_time_ = time, have_base_ = true;
   if (arg >= 6) return;
   auto it = threads_.find(tid);
   ThreadState* t = it == threads_.end() ? nullptr : &it->second;

@@ -53,7 +53,7 @@ class SyscallTracer {
   void on_exit(uint32_t pid, uint32_t tid, uint64_t time, uint64_t nr, int64_t ret);
   // A path string argument read at entry: it joins the call `nr` of `tid`
   // whether it comes just before or just after the call's entry.
-  void on_string(uint32_t tid, uint64_t nr, uint32_t arg, std::string_view text);
+  void on_string(uint32_t tid, uint64_t time, uint64_t nr, uint32_t arg, std::string_view text);
 
   // --max-events reached: nothing more is printed.
   bool done() const { return options_.max_events && printed_ >= options_.max_events; }

@@ -82,7 +82,7 @@ class SampleDispatch {
     if (l.kind == SyscallEventLayout::Other) return;
     if (l.kind == SyscallEventLayout::String) {
       StringPayload p;
-      if (parse_string_payload(s.raw, p)) tracer_.on_string(s.tid, p.nr, p.arg, p.text);
+      if (parse_string_payload(s.raw, p)) tracer_.on_string(s.tid, s.time, p.nr, p.arg, p.text);
       else ++malformed_;
       return;
     }
@@ -335,6 +335,7 @@ int run_trace(const TraceOptions& o) {
     return 0;
   }
   if (uses_bpf_summary(o)) return run_bpf_summary(o, topts);
+  StringsOutcome strings;  // outlives the options that own the extension filling it
   record::RecordOptions r = recorder_options(o, topts);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw_runtime("cannot create a pipe: {}", errno_text(errno));
@@ -345,9 +346,7 @@ int run_trace(const TraceOptions& o) {
   r.output_fd = pipe_write.get();
   r.stop_fd = stop.get();
   // Path strings read at entry by BPF, on the BPF clock (CLOCK_MONOTONIC).
-  auto strings = std::make_unique<SyscallStringsExtension>(string_argument_masks(signatures));
-  SyscallStringsExtension* strings_ext = strings.get();
-  r.extensions.push_back(std::move(strings));
+  r.extensions.push_back(std::make_unique<SyscallStringsExtension>(string_argument_masks(signatures), strings));
   r.monotonic_clock = true;
   Output out(o.output, o.terminal);
   StopOnSignal signals(stop.get());
@@ -376,10 +375,7 @@ int run_trace(const TraceOptions& o) {
   }
   recorder.join();
   if (failure) std::rethrow_exception(failure);
-  if (!strings_ext->unavailable().empty())
-    warn("path names not read ({})", strings_ext->unavailable());
-  if (uint64_t n = strings_ext->lost())
-    warn("{} path names lost (BPF ring buffer full)", n);
+  warn_about_strings(strings);
   return summary.exit_status;
 }
 
@@ -387,14 +383,17 @@ int record_trace(const TraceOptions& o, const std::string& output) {
   check_targets(o);
   if (!o.input.empty()) throw_usage("trace record takes no -i");
   const TracerOptions topts = tracer_options(o);
+  StringsOutcome strings;  // outlives the options that own the extension filling it
   record::RecordOptions r = recorder_options(o, topts);
-  if (output == "-") {
-    r.output = output;
-    return record::record(r).exit_status;
-  }
+  // The path strings go into the recording as samples of their own event,
+  // so `trace -i` shows the paths a live trace shows.
+  SyscallSignatures signatures(SyscallSignatures::find_events_dir());
+  r.extensions.push_back(std::make_unique<SyscallStringsExtension>(string_argument_masks(signatures), strings));
+  r.monotonic_clock = true;
   r.output = output;
-  const int status = record::record_file_mode(std::move(r)).exit_status;
-  note("wrote {}", output);
+  const int status = output == "-" ? record::record(r).exit_status : record::record_file_mode(std::move(r)).exit_status;
+  warn_about_strings(strings);
+  if (output != "-") note("wrote {}", output);
   return status;
 }
 
