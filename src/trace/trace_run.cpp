@@ -186,8 +186,8 @@ void check_targets(const TraceOptions& o) {
   // -a with a command traces every process until the command ends, as perf.
   if (!o.pids.empty() && n > 1) throw_usage("-p PID takes no command and no -a");
   if (o.summary_only && o.summary) throw_usage("-s (summary only) and -S (with the lines) exclude each other");
-  if (o.bpf_summary.value_or(false) && (!o.summary_only || !o.input.empty()))
-    throw_usage("--bpf-summary counts a live trace's calls in BPF: it needs -s and no -i");
+  if (o.bpf_summary.value_or(false) && ((!o.summary_only && !o.summary) || !o.input.empty()))
+    throw_usage("--bpf-summary counts a live trace's calls in BPF: it needs -s or -S, and no -i");
 }
 
 bool uses_bpf_summary(const TraceOptions& o) {
@@ -278,6 +278,18 @@ void replay(format::RecordReader& reader, const TracerOptions& topts, SyscallSig
     warn("{} malformed raw_syscalls samples skipped", dispatch.malformed());
 }
 
+// The summary the BPF maps kept, and what they had no room for.
+void print_bpf_summary(const TraceOptions& o, const SyscallSummaryExtension& summary, std::FILE* out) {
+  std::vector<const ThreadStats*> threads;
+  std::unordered_map<uint32_t, std::string> names;
+  for (const ThreadStats& s : summary.threads()) threads.push_back(&s), names[s.tid] = s.comm;
+  CommLookup comm = [&](uint32_t tid) -> std::string_view { return names[tid]; };
+  std::string text = summary_text(o, threads, comm);
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);
+  if (uint64_t n = summary.dropped()) warn("{} calls not counted (the BPF maps were full)", n);
+}
+
 // -s with the counts kept in BPF maps: the recorder runs the workload (or
 // follows -p/-a) with only a dummy event, its stream thrown away; the
 // summary extension counts the calls and is read when the recording ends.
@@ -302,14 +314,7 @@ int run_bpf_summary(const TraceOptions& o, const TracerOptions& t) {
   Output out(o.output, o.terminal);
   StopOnSignal signals(stop.get());
   const int status = record::record(r).exit_status;
-  std::vector<const ThreadStats*> threads;
-  std::unordered_map<uint32_t, std::string> names;
-  for (const ThreadStats& s : summary->threads()) threads.push_back(&s), names[s.tid] = s.comm;
-  CommLookup comm = [&](uint32_t tid) -> std::string_view { return names[tid]; };
-  std::string text = summary_text(o, threads, comm);
-  std::fwrite(text.data(), 1, text.size(), out.file);
-  std::fflush(out.file);
-  if (uint64_t n = summary->dropped()) warn("{} calls not counted (the BPF maps were full)", n);
+  print_bpf_summary(o, *summary, out.file);
   return status;
 }
 
@@ -334,7 +339,7 @@ int run_trace(const TraceOptions& o) {
     replay(*reader, topts, signatures, o, out.file, nullptr);
     return 0;
   }
-  if (uses_bpf_summary(o)) return run_bpf_summary(o, topts);
+  if (uses_bpf_summary(o) && o.summary_only) return run_bpf_summary(o, topts);
   StringsOutcome strings;  // outlives the options that own the extension filling it
   record::RecordOptions r = recorder_options(o, topts);
   int fds[2];
@@ -348,6 +353,15 @@ int run_trace(const TraceOptions& o) {
   // Path strings read at entry by BPF, on the BPF clock (CLOCK_MONOTONIC).
   r.extensions.push_back(std::make_unique<SyscallStringsExtension>(string_argument_masks(signatures), strings));
   r.monotonic_clock = true;
+  // -S --bpf-summary: the lines streamed, the summary counted in BPF.
+  TraceOptions lines = o;
+  SyscallSummaryExtension* bpf_summary = nullptr;
+  if (uses_bpf_summary(o)) {
+    auto counter = std::make_unique<SyscallSummaryExtension>(SummaryScope{topts.syscalls, o.summary_total});
+    bpf_summary = counter.get();
+    r.extensions.push_back(std::move(counter));
+    lines.summary = false;
+  }
   Output out(o.output, o.terminal);
   StopOnSignal signals(stop.get());
   std::exception_ptr failure;
@@ -362,7 +376,7 @@ int run_trace(const TraceOptions& o) {
   });
   try {
     auto reader = format::open_recording(std::move(pipe_read), "the live trace");
-    replay(*reader, topts, signatures, o, out.file, [&] {
+    replay(*reader, topts, signatures, lines, out.file, [&] {
       uint64_t one = 1;
       [[maybe_unused]] ssize_t n = ::write(stop.get(), &one, sizeof one);
     });
@@ -375,6 +389,7 @@ int run_trace(const TraceOptions& o) {
   }
   recorder.join();
   if (failure) std::rethrow_exception(failure);
+  if (bpf_summary) print_bpf_summary(o, *bpf_summary, out.file);
   warn_about_strings(strings);
   return summary.exit_status;
 }

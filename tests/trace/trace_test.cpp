@@ -163,6 +163,17 @@ TEST_F(Trace, SystemWideSummaryCountsTheWorkloadsCallsInBpf) {
   expect_fixture_counts(thread_part(streamed.err, "trace_calls"), true);
 }
 
+// -S --bpf-summary: the lines streamed, the summary counted in BPF.
+TEST_F(Trace, LinesWithTheSummaryCountedInBpf) {
+  auto r = run({sonde_bin(), "trace", "-S", "--bpf-summary", "--", bin()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(calls(r.err, "write").size(), 5u) << r.err;
+  size_t at = r.err.find(" Summary of events:");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(" Summary of events:", at + 1), std::string::npos) << "one summary: " << r.err;
+  expect_fixture_counts(r.err.substr(at));
+}
+
 // --summary-mode=total: one table for every thread, in both ways of counting.
 TEST_F(Trace, TotalSummaryIsOneTable) {
   for (const char* how : {"--bpf-summary", "--no-bpf-summary"}) {
@@ -350,8 +361,8 @@ TEST_F(Trace, BadInputIsOneLineAndExitTwo) {
       {{}, "nothing to trace"},
       {{"-p", "abc"}, "invalid -p 'abc'"},
       {{"-p", "1", "-a"}, "-p PID takes no command and no -a"},
-      {{"--bpf-summary", "--", "true"}, "--bpf-summary counts a live trace's calls in BPF: it needs -s and no -i"},
-      {{"-s", "--bpf-summary", "-i", "x.data"}, "--bpf-summary counts a live trace's calls in BPF: it needs -s and no -i"},
+      {{"--bpf-summary", "--", "true"}, "--bpf-summary counts a live trace's calls in BPF: it needs -s or -S, and no -i"},
+      {{"-s", "--bpf-summary", "-i", "x.data"}, "--bpf-summary counts a live trace's calls in BPF: it needs -s or -S, and no -i"},
       {{"-s", "--bpf-summary", "--no-bpf-summary", "--", "true"}, "--bpf-summary and --no-bpf-summary exclude each other"},
       {{"-s", "--summary-mode", "cgroup", "--", "true"}, "invalid --summary-mode 'cgroup': expected thread or total"},
       {{"--summary-mode", "total", "--", "true"}, "--summary-mode needs -s or -S"},
