@@ -31,10 +31,12 @@ trace::TraceOptions trace_options(const TraceArgs& a) {
   o.summary_only = a.summary_only;
   o.summary = a.summary;
   if (!a.summary_mode.empty()) {
-    if (a.summary_mode != "thread" && a.summary_mode != "total")
-      throw_usage("invalid --summary-mode '{}': expected thread or total", a.summary_mode);
+    if (a.summary_mode != "thread" && a.summary_mode != "total" && a.summary_mode != "cgroup")
+      throw_usage("invalid --summary-mode '{}': expected thread, total or cgroup", a.summary_mode);
     if (!a.summary_only && !a.summary) throw_usage("--summary-mode needs -s or -S");
-    o.summary_total = a.summary_mode == "total";
+    o.summary_mode = a.summary_mode == "total"    ? trace::SummaryMode::Total
+                     : a.summary_mode == "cgroup" ? trace::SummaryMode::Cgroup
+                                                  : trace::SummaryMode::Thread;
   }
   if (a.bpf_summary && a.no_bpf_summary) throw_usage("--bpf-summary and --no-bpf-summary exclude each other");
   if (a.bpf_summary || a.no_bpf_summary) o.bpf_summary = a.bpf_summary;
@@ -86,7 +88,7 @@ void register_trace(CLI::App& app, int& exit_code) {
   add_target_options(cmd, *a);
   cmd->add_flag("-s,--summary", a->summary_only, "Only the per-thread summary of calls, errors and times");
   cmd->add_flag("-S,--with-summary", a->summary, "The lines and the summary");
-  cmd->add_option("--summary-mode", a->summary_mode, "thread (a table per thread, the default) or total (one table)");
+  cmd->add_option("--summary-mode", a->summary_mode, "thread (a table per thread, the default), total (one table) or cgroup (one per cgroup, counted in BPF)");
   cmd->add_flag("--bpf-summary", a->bpf_summary,
                 "With -s: count the calls in BPF maps, streaming no event (the default with -a)");
   cmd->add_flag("--no-bpf-summary", a->no_bpf_summary, "With -s: count the calls from streamed events");

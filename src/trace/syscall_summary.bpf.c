@@ -118,7 +118,9 @@ int sonde_summary_exit(struct bpf_raw_tracepoint_args *ctx) {
   __u64 now = bpf_ktime_get_ns(), d = now - s->ns;
   __u32 zero = 0;
   struct sonde_summary_config *cfg = bpf_map_lookup_elem(&config, &zero);
-  struct sonde_summary_key key = {cfg && cfg->by_total ? 0 : tid, (__u32)s->nr};
+  struct sonde_summary_key key = {tid, (__u32)s->nr, 0};
+  if (cfg && cfg->aggregate == SONDE_SUMMARY_BY_TOTAL) key.owner = 0;
+  if (cfg && cfg->aggregate == SONDE_SUMMARY_BY_CGROUP) key.owner = bpf_get_current_cgroup_id();
   bpf_map_delete_elem(&starts, &tid);
   struct sonde_summary_stats *st = bpf_map_lookup_elem(&stats, &key);
   if (!st) {

@@ -15,12 +15,11 @@
 namespace sonde::trace {
 
 static_assert(sizeof(sonde_summary_stats) == 88);
-static_assert(sizeof(sonde_summary_key) == 8);
+static_assert(sizeof(sonde_summary_key) == 16);
 
-CallStats merge_cpu_shares(const std::vector<sonde_summary_stats>& shares, std::string& comm) {
+CallStats merge_cpu_shares(const std::vector<sonde_summary_stats>& shares, std::string& comm, uint64_t& newest) {
   CallStats c;
   long double squares = 0;
-  uint64_t newest = 0;
   for (const sonde_summary_stats& s : shares) {
     if (s.calls == 0) continue;
     c.calls += s.calls;
@@ -62,7 +61,9 @@ void SyscallSummaryExtension::load(const record::RecordTarget& target) {
   sonde_summary_config c{};
   c.mode = target.system_wide ? SONDE_SUMMARY_ALL : SONDE_SUMMARY_TARGETS;
   c.self_tgid = static_cast<uint32_t>(::getpid());
-  c.by_total = scope_.by_total;
+  c.aggregate = scope_.mode == SummaryMode::Total    ? SONDE_SUMMARY_BY_TOTAL
+                : scope_.mode == SummaryMode::Cgroup ? SONDE_SUMMARY_BY_CGROUP
+                                                     : SONDE_SUMMARY_BY_THREAD;
   c.filtered = !scope_.syscalls.empty();
   c.workload = target.workload_pid > 0 ? static_cast<uint32_t>(target.workload_pid) : 0;
   uint32_t zero = 0;
@@ -105,18 +106,19 @@ void SyscallSummaryExtension::read_stats() {
   if (ncpus <= 0) throw_runtime("cannot count the possible CPUs: {}", errno_text(-ncpus));
   const int stats_fd = bpf::map_fd(obj_, "stats");
   std::vector<sonde_summary_stats> shares(static_cast<size_t>(ncpus));
-  std::map<uint32_t, ThreadStats> by_tid;
+  std::map<uint64_t, ThreadStats> by_owner;
+  std::map<uint64_t, uint64_t> newest;  // by owner: the time of its newest call (its name then)
   sonde_summary_key key{}, next{};
   const void* prev = nullptr;
   while (bpf_map_get_next_key(stats_fd, prev, &next) == 0) {
     key = next;
     prev = &key;
     if (bpf_map_lookup_elem(stats_fd, &key, shares.data()) != 0) continue;  // gone meanwhile
-    ThreadStats& t = by_tid[key.tid];
-    t.tid = key.tid;
+    ThreadStats& t = by_owner[key.owner];
+    if (scope_.mode == SummaryMode::Thread) t.tid = static_cast<uint32_t>(key.owner);
     for (const auto& s : shares)
       if (s.calls) t.pid = s.pid;
-    CallStats c = merge_cpu_shares(shares, t.comm);
+    CallStats c = merge_cpu_shares(shares, t.comm, newest[key.owner]);
     t.events += 2 * c.calls;
     t.calls[key.nr] = c;
   }
@@ -124,8 +126,8 @@ void SyscallSummaryExtension::read_stats() {
   for (uint32_t kind = 0; kind < SONDE_SUMMARY_DROP_KINDS; ++kind)
     if (bpf_map_lookup_elem(bpf::map_fd(obj_, "dropped"), &kind, drops.data()) == 0)
       for (uint64_t n : drops) dropped_[kind] += n;
-  threads_.clear();
-  for (auto& [tid, t] : by_tid) threads_.push_back(std::move(t));
+  groups_.clear();
+  for (auto& [owner, t] : by_owner) groups_.push_back({owner, std::move(t)});
 }
 
 }  // namespace sonde::trace

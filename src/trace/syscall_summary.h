@@ -14,6 +14,7 @@
 #include "record/record_extension.h"
 #include "trace/syscall_summary_abi.h"
 #include "trace/syscall_tracer.h"
+#include "trace/trace_summary.h"
 #include "util/fd.h"
 
 struct bpf_object;
@@ -21,10 +22,16 @@ struct bpf_object;
 namespace sonde::trace {
 
 // What the summary counts: the followed threads (or all with -a), the
-// calls -e selects (empty = all), each thread apart or all under tid 0.
+// calls -e selects (empty = all), grouped by `mode`.
 struct SummaryScope {
   std::vector<uint32_t> syscalls;
-  bool by_total = false;
+  SummaryMode mode = SummaryMode::Thread;
+};
+
+// One table's calls: `owner` is the thread id, 0 (total) or the cgroup id.
+struct SummaryGroup {
+  uint64_t owner = 0;
+  ThreadStats stats;
 };
 
 class SyscallSummaryExtension : public record::RecordExtension {
@@ -36,9 +43,10 @@ class SyscallSummaryExtension : public record::RecordExtension {
   // Reads the statistics (once), then detaches.
   void stop() override;
 
-  // The summary's threads, after stop(): calls, errors and times per
-  // syscall; events = two per call (an entry and an exit, as perf's count).
-  const std::vector<ThreadStats>& threads() const { return threads_; }
+  // The summary's tables, after stop(), in owner order: calls, errors and
+  // times per syscall; events = two per call (an entry and an exit, as
+  // perf's count); for a thread, its pid, tid and newest name.
+  const std::vector<SummaryGroup>& groups() const { return groups_; }
   // Calls not counted because a map was full (SONDE_SUMMARY_* kinds).
   uint64_t dropped() const { return dropped_[0] + dropped_[1]; }
 
@@ -49,13 +57,15 @@ class SyscallSummaryExtension : public record::RecordExtension {
   SummaryScope scope_;
   bpf_object* obj_ = nullptr;
   std::vector<UniqueFd> links_;
-  std::vector<ThreadStats> threads_;
+  std::vector<SummaryGroup> groups_;
   std::array<uint64_t, SONDE_SUMMARY_DROP_KINDS> dropped_{};
 };
 
 // One (thread, syscall) pair's per-CPU shares added up as the summary's
-// CallStats (sum of squares → Welford's m2); `comm` gets the newest
-// share's name. Pure: unit-tested.
-CallStats merge_cpu_shares(const std::vector<sonde_summary_stats>& shares, std::string& comm);
+// CallStats (sum of squares → Welford's m2). `comm` takes a share's name
+// when that share's last call is not older than `newest` (the thread's
+// newest call so far, over all its syscalls), which then moves on: the
+// thread is named as at its last call. Pure: unit-tested.
+CallStats merge_cpu_shares(const std::vector<sonde_summary_stats>& shares, std::string& comm, uint64_t& newest);
 
 }  // namespace sonde::trace

@@ -8,20 +8,24 @@
 #define SONDE_SUMMARY_SLOTS 512       /* syscall numbers the -e filter knows */
 #define SONDE_SUMMARY_ALL 1           /* config.mode: every process (-a) */
 #define SONDE_SUMMARY_TARGETS 0       /* config.mode: the followed processes */
+#define SONDE_SUMMARY_BY_THREAD 0     /* key.owner: the thread id */
+#define SONDE_SUMMARY_BY_TOTAL 1      /* key.owner: 0, every thread together */
+#define SONDE_SUMMARY_BY_CGROUP 2     /* key.owner: the cgroup v2 id of the thread at the call's exit */
 #define SONDE_SUMMARY_ENTRIES 65536   /* (thread, syscall) pairs kept; more are counted in `dropped` */
 
 struct sonde_summary_config {
   __u32 mode;
   __u32 self_tgid;    /* sonde itself: never counted */
-  __u32 by_total;     /* 1: every thread under tid 0 (--summary-mode=total) */
+  __u32 aggregate;    /* SONDE_SUMMARY_BY_*: what a key's owner is */
   __u32 filtered;     /* 1: only the calls whose `wanted` slot is set (-e) */
   __u32 workload;     /* the forked command, counted from its execve on (0: none) */
   __u32 pad;
 };
 
 struct sonde_summary_key {
-  __u32 tid;          /* 0 with by_total */
+  __u64 owner;        /* config.aggregate says what */
   __u32 nr;
+  __u32 pad;
 };
 
 /* One CPU's share of a (thread, syscall) pair. The sum of squared

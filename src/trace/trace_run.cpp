@@ -25,6 +25,7 @@
 #include "format/file_mode_writer.h"
 #include "format/stream_reader.h"
 #include "format/tracepoint_format.h"
+#include "kernel/cgroup_paths.h"
 #include "record/file_mode_record.h"
 #include "record/recorder.h"
 #include "symbol/symbolizer.h"
@@ -188,18 +189,20 @@ void check_targets(const TraceOptions& o) {
   if (o.summary_only && o.summary) throw_usage("-s (summary only) and -S (with the lines) exclude each other");
   if (o.bpf_summary.value_or(false) && ((!o.summary_only && !o.summary) || !o.input.empty()))
     throw_usage("--bpf-summary counts a live trace's calls in BPF: it needs -s or -S, and no -i");
+  if (o.summary_mode == SummaryMode::Cgroup && (!o.bpf_summary.value_or(true) || !o.input.empty()))
+    throw_usage("--summary-mode=cgroup is counted in BPF: it takes no --no-bpf-summary and no -i");
 }
 
 bool uses_bpf_summary(const TraceOptions& o) {
   if (o.bpf_summary) return *o.bpf_summary;
-  return o.summary_only && o.system_wide;
+  return (o.summary_only && o.system_wide) || o.summary_mode == SummaryMode::Cgroup;
 }
 
 // The summary's text for `threads`: per thread (perf's -s) or one table
 // (--summary-mode=total).
 std::string summary_text(const TraceOptions& o, const std::vector<const ThreadStats*>& threads,
                          const CommLookup& comm) {
-  if (o.summary_total) return format_total_summary(total_of(threads));
+  if (o.summary_mode == SummaryMode::Total) return format_total_summary(total_of(threads));
   uint64_t events = 0;
   for (const ThreadStats* t : threads) events += t->events;
   return format_summary(threads, events, comm);
@@ -267,7 +270,7 @@ void replay(format::RecordReader& reader, const TracerOptions& topts, SyscallSig
     }
   });
   if (o.summary_only || o.summary) {
-    std::string text = o.summary_total ? summary_text(o, tracer.threads(), comm)
+    std::string text = o.summary_mode == SummaryMode::Total ? summary_text(o, tracer.threads(), comm)
                                        : format_summary(tracer.threads(), tracer.events(), comm);
     std::fwrite(text.data(), 1, text.size(), out);
   }
@@ -282,9 +285,20 @@ void replay(format::RecordReader& reader, const TracerOptions& topts, SyscallSig
 void print_bpf_summary(const TraceOptions& o, const SyscallSummaryExtension& summary, std::FILE* out) {
   std::vector<const ThreadStats*> threads;
   std::unordered_map<uint32_t, std::string> names;
-  for (const ThreadStats& s : summary.threads()) threads.push_back(&s), names[s.tid] = s.comm;
+  for (const SummaryGroup& g : summary.groups()) threads.push_back(&g.stats), names[g.stats.tid] = g.stats.comm;
   CommLookup comm = [&](uint32_t tid) -> std::string_view { return names[tid]; };
-  std::string text = summary_text(o, threads, comm);
+  std::string text;
+  if (o.summary_mode == SummaryMode::Cgroup) {
+    auto paths = kernel::cgroup_paths();
+    std::vector<CgroupStats> cgroups;
+    for (const SummaryGroup& g : summary.groups()) {
+      auto it = paths.find(g.owner);
+      cgroups.push_back({it != paths.end() ? it->second : fmt::format("[id {}]", g.owner), &g.stats});
+    }
+    text = format_cgroup_summary(std::move(cgroups));
+  } else {
+    text = summary_text(o, threads, comm);
+  }
   std::fwrite(text.data(), 1, text.size(), out);
   std::fflush(out);
   if (uint64_t n = summary.dropped()) warn("{} calls not counted (the BPF maps were full)", n);
@@ -308,7 +322,7 @@ int run_bpf_summary(const TraceOptions& o, const TracerOptions& t) {
   if (!sink || !stop) throw_runtime("cannot open /dev/null or an eventfd: {}", errno_text(errno));
   r.output_fd = sink.get();
   r.stop_fd = stop.get();
-  auto counter = std::make_unique<SyscallSummaryExtension>(SummaryScope{t.syscalls, o.summary_total});
+  auto counter = std::make_unique<SyscallSummaryExtension>(SummaryScope{t.syscalls, o.summary_mode});
   SyscallSummaryExtension* summary = counter.get();
   r.extensions.push_back(std::move(counter));
   Output out(o.output, o.terminal);
@@ -357,7 +371,7 @@ int run_trace(const TraceOptions& o) {
   TraceOptions lines = o;
   SyscallSummaryExtension* bpf_summary = nullptr;
   if (uses_bpf_summary(o)) {
-    auto counter = std::make_unique<SyscallSummaryExtension>(SummaryScope{topts.syscalls, o.summary_total});
+    auto counter = std::make_unique<SyscallSummaryExtension>(SummaryScope{topts.syscalls, o.summary_mode});
     bpf_summary = counter.get();
     r.extensions.push_back(std::move(counter));
     lines.summary = false;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "trace/trace_summary.h"
+
 namespace sonde::trace {
 
 struct TraceOptions {
@@ -32,9 +34,10 @@ struct TraceOptions {
   bool callchain = false;             // --call-graph fp|dwarf: each call's user call chain under its line
   uint32_t user_stack_bytes = 0;      // --call-graph dwarf[,SIZE]: user stack copied at each exit
   uint32_t max_stack = 0;             // --max-stack: frames shown per chain (0 = all)
-  bool summary_total = false;         // --summary-mode=total: one table for every thread
+  SummaryMode summary_mode = SummaryMode::Thread;  // --summary-mode (cgroup: counted in BPF)
   // --bpf-summary / --no-bpf-summary: -s's counts kept in BPF maps, no
-  // event streamed (unset: on for -s -a, where streaming costs the most).
+  // event streamed (unset: on for -s -a, where streaming costs the most,
+  // and for --summary-mode=cgroup, which only BPF can tell).
   std::optional<bool> bpf_summary;
 };
 

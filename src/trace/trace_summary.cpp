@@ -62,6 +62,22 @@ std::string format_total_summary(const ThreadStats& total) {
   return out;
 }
 
+std::string format_cgroup_summary(std::vector<CgroupStats> cgroups) {
+  auto time_in_calls = [](const ThreadStats* t) {
+    uint64_t ns = 0;
+    for (const auto& [nr, c] : t->calls) ns += c.total_ns;
+    return ns;
+  };
+  std::stable_sort(cgroups.begin(), cgroups.end(),
+                   [&](const auto& a, const auto& b) { return time_in_calls(a.stats) > time_in_calls(b.stats); });
+  std::string out = "\n Summary of events:\n\n";
+  for (const CgroupStats& g : cgroups) {
+    out += fmt::format(" cgroup {}, {} events\n", g.path, g.stats->events);
+    out += thread_table(*g.stats);
+  }
+  return out;
+}
+
 std::string format_summary(const std::vector<const ThreadStats*>& threads, uint64_t total_events,
                            const CommLookup& comm) {
   std::vector<const ThreadStats*> order(threads);

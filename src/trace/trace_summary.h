@@ -12,6 +12,9 @@
 
 namespace sonde::trace {
 
+// --summary-mode: a table per thread, one for all, or one per cgroup.
+enum class SummaryMode { Thread, Total, Cgroup };
+
 std::string format_summary(const std::vector<const ThreadStats*>& threads, uint64_t total_events,
                            const CommLookup& comm);
 
@@ -21,5 +24,13 @@ ThreadStats total_of(const std::vector<const ThreadStats*>& threads);
 
 // perf trace --summary-mode=total's one table: " total, N events".
 std::string format_total_summary(const ThreadStats& total);
+
+// perf trace --summary-mode=cgroup's tables, the cgroup with the most time
+// in calls first: " cgroup PATH, N events" (PATH "[id N]" when unknown).
+struct CgroupStats {
+  std::string path;
+  const ThreadStats* stats = nullptr;
+};
+std::string format_cgroup_summary(std::vector<CgroupStats> cgroups);
 
 }  // namespace sonde::trace

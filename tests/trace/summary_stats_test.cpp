@@ -4,11 +4,14 @@
 // statistics of all their calls together.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <vector>
 
+#include "kernel/cgroup_paths.h"
 #include "trace/syscall_summary.h"
 #include "trace/trace_summary.h"
 
@@ -56,21 +59,28 @@ void expect_same(const CallStats& got, const CallStats& want) {
 TEST(SummaryStats, CpuSharesAddUpToTheCallsStatistics) {
   std::vector<uint64_t> cpu0 = {1200, 800, 950}, cpu1 = {30000, 15};
   std::string comm;
+  uint64_t newest = 0;
   CallStats c = merge_cpu_shares({share(cpu0, 5, "before-exec"), share(cpu1, 9, "after-exec"), sonde_summary_stats{}},
-                                 comm);
+                                 comm, newest);
   std::vector<uint64_t> all = cpu0;
   all.insert(all.end(), cpu1.begin(), cpu1.end());
   expect_same(c, direct(all));
   EXPECT_EQ(comm, "after-exec") << "the newest share names the thread";
+  EXPECT_EQ(newest, 9u);
+  // Another syscall of the same thread, last made before: the name stays.
+  merge_cpu_shares({share({70}, 7, "before-exec")}, comm, newest);
+  EXPECT_EQ(comm, "after-exec");
+  EXPECT_EQ(newest, 9u);
 }
 
 TEST(SummaryStats, LongCallsOverflowNoSquare) {
   // 10 s and 20 s calls: their squares (1e20, 4e20 ns²) do not fit 64 bits.
   std::vector<uint64_t> calls = {10'000'000'000ULL, 20'000'000'000ULL, 15'000'000'000ULL};
   std::string comm;
+  uint64_t newest = 0;
   sonde_summary_stats s = share(calls, 1, "sleeper");
   ASSERT_GT(s.squares_hi, 0u);
-  expect_same(merge_cpu_shares({s}, comm), direct(calls));
+  expect_same(merge_cpu_shares({s}, comm, newest), direct(calls));
 }
 
 // The program's 128-bit sum of squares against the compiler's 128-bit integers.
@@ -99,6 +109,32 @@ TEST(SummaryStats, TotalModeMergesThreadsAsOneSetOfCalls) {
   EXPECT_EQ(total.events, 12u);
   std::string text = format_total_summary(total);
   EXPECT_NE(text.find("\n Summary of events:\n\n total, 12 events\n\n   syscall  "), std::string::npos) << text;
+}
+
+TEST(CgroupPaths, TheCgroup2MountFromMountinfo) {
+  const char* text =
+      "25 30 0:22 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755\n"
+      "26 25 0:23 / /sys/fs/cgroup/cpu rw shared:7 - cgroup cgroup rw,cpu\n"
+      "33 25 0:30 / /sys/fs/cgroup/my\\040unified rw,relatime shared:9 - cgroup2 cgroup2 rw\n";
+  EXPECT_EQ(kernel::cgroup2_mount(text), "/sys/fs/cgroup/my unified");
+  EXPECT_EQ(kernel::cgroup2_mount("26 25 0:23 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"), "");
+  EXPECT_EQ(kernel::cgroup2_mount("garbage\n - cgroup2\n"), "") << "a line without its fields";
+}
+
+TEST(CgroupPaths, IdsAreTheDirectoriesInodes) {
+  char dir[] = "/tmp/sonde-cgpaths-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string root = dir, child = root + "/a", grandchild = child + "/b c";
+  ASSERT_EQ(::mkdir(child.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(grandchild.c_str(), 0755), 0);
+  struct stat r{}, c{}, g{};
+  ::stat(root.c_str(), &r), ::stat(child.c_str(), &c), ::stat(grandchild.c_str(), &g);
+  auto paths = kernel::cgroup_paths(root);
+  EXPECT_EQ(paths[r.st_ino], "/");
+  EXPECT_EQ(paths[c.st_ino], "/a");
+  EXPECT_EQ(paths[g.st_ino], "/a/b c");
+  EXPECT_EQ(paths.size(), 3u);
+  ::rmdir(grandchild.c_str()), ::rmdir(child.c_str()), ::rmdir(root.c_str());
 }
 
 }  // namespace

@@ -2,8 +2,12 @@
 // (tests/fixtures/trace_calls.c) and each must be shown with its arguments,
 // return value and errno name; -s counts them exactly; a recording replays
 // to the same lines; perf trace agrees on the calls and their counts.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -172,6 +176,55 @@ TEST_F(Trace, LinesWithTheSummaryCountedInBpf) {
   ASSERT_NE(at, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(" Summary of events:", at + 1), std::string::npos) << "one summary: " << r.err;
   expect_fixture_counts(r.err.substr(at));
+}
+
+// Where cgroup2 is mounted (mountinfo's field 5 of the cgroup2 line).
+std::string cgroup2_mount() {
+  std::ifstream in("/proc/self/mountinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(" - cgroup2 ") == std::string::npos) continue;
+    std::istringstream fields(line);
+    std::string f[5];
+    for (auto& x : f) fields >> x;
+    return f[4];
+  }
+  return "";
+}
+
+// A cgroup made for one test, removed when it ends (its processes gone).
+struct ScratchCgroup {
+  std::string path;
+  explicit ScratchCgroup(const std::string& mount)
+      : path(mount + "/sonde-trace-test-" + std::to_string(::getpid())) {
+    ::mkdir(path.c_str(), 0755);
+  }
+  ~ScratchCgroup() { ::rmdir(path.c_str()); }
+};
+
+// --summary-mode=cgroup: the command moves itself into a cgroup of its own
+// before it execs the fixture; that cgroup's table holds the fixture's
+// calls, named by its path as perf names it.
+TEST_F(Trace, CgroupSummaryNamesTheCommandsCgroup) {
+  const std::string mount = cgroup2_mount();
+  ASSERT_FALSE(mount.empty()) << "no cgroup2 mount in /proc/self/mountinfo";
+  ScratchCgroup cg(mount);
+  struct stat st{};
+  ASSERT_EQ(::stat(cg.path.c_str(), &st), 0) << cg.path;
+  const std::string name = cg.path.substr(mount.size());
+  auto r = run({sonde_bin(), "trace", "-s", "--summary-mode=cgroup", "--", "sh", "-c",
+                "echo $$ > " + cg.path + "/cgroup.procs && exec " + bin()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t at = r.err.find("\n cgroup " + name + ", ");
+  ASSERT_NE(at, std::string::npos) << name << "\n" << r.err;
+  std::string mine = r.err.substr(at, r.err.find("\n\n\n ", at) - at);
+  auto counts = summary_counts(mine);
+  EXPECT_EQ(counts["openat"], std::make_pair(uint64_t{2}, uint64_t{1})) << mine;
+  EXPECT_EQ(counts["kill"], std::make_pair(uint64_t{1}, uint64_t{1})) << mine;
+  EXPECT_EQ(counts["nanosleep"], std::make_pair(uint64_t{1}, uint64_t{0})) << mine;
+  EXPECT_GE(counts["write"].first, 5u) << "the fixture's 5, and the shell's echo once it moved: " << mine;
+  auto streamed = run({sonde_bin(), "trace", "-s", "--summary-mode=cgroup", "--no-bpf-summary", "--", "true"});
+  EXPECT_EQ(streamed.exit_code, 2) << streamed.err;
+  EXPECT_NE(streamed.err.find("--summary-mode=cgroup is counted in BPF"), std::string::npos) << streamed.err;
 }
 
 // --summary-mode=total: one table for every thread, in both ways of counting.
@@ -364,7 +417,7 @@ TEST_F(Trace, BadInputIsOneLineAndExitTwo) {
       {{"--bpf-summary", "--", "true"}, "--bpf-summary counts a live trace's calls in BPF: it needs -s or -S, and no -i"},
       {{"-s", "--bpf-summary", "-i", "x.data"}, "--bpf-summary counts a live trace's calls in BPF: it needs -s or -S, and no -i"},
       {{"-s", "--bpf-summary", "--no-bpf-summary", "--", "true"}, "--bpf-summary and --no-bpf-summary exclude each other"},
-      {{"-s", "--summary-mode", "cgroup", "--", "true"}, "invalid --summary-mode 'cgroup': expected thread or total"},
+      {{"-s", "--summary-mode", "pid", "--", "true"}, "invalid --summary-mode 'pid': expected thread, total or cgroup"},
       {{"--summary-mode", "total", "--", "true"}, "--summary-mode needs -s or -S"},
   };
   for (const auto& c : cases) {
