@@ -26,6 +26,7 @@ void register_push(CLI::App& app, int& exit_code);
 void register_agent(CLI::App& app, int& exit_code);
 void register_probe(CLI::App& app, int& exit_code);
 void register_version(CLI::App& app, int& exit_code);
+void register_check(CLI::App& app, int& exit_code);
 void register_kallsyms(CLI::App& app, int& exit_code);
 void register_test(CLI::App& app, int& exit_code);
 void register_inject(CLI::App& app, int& exit_code);

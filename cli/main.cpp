@@ -33,6 +33,7 @@ constexpr Subcommand kSubcommands[] = {
     {"version", sonde::cli::register_version},
     {"kallsyms", sonde::cli::register_kallsyms},       {"test", sonde::cli::register_test},
     {"inject", sonde::cli::register_inject},           {"evlist", sonde::cli::register_evlist},
+    {"check", sonde::cli::register_check},
 };
 
 // Builds only the subcommand being run when argv[1] names one: building all

@@ -1,5 +1,8 @@
 #include "util/build_features.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace sonde {
@@ -20,6 +23,34 @@ std::vector<BuildFeature> build_features() {
       {"lzma", true, "HAVE_LZMA_SUPPORT"},           {"bpf", true, "HAVE_LIBBPF_SUPPORT"},
       {"zstd", true, "HAVE_ZSTD_SUPPORT"},           {"libpfm4", false, "HAVE_LIBPFM"},
   };
+}
+
+const BuildFeature* find_checkable_feature(std::string_view name) {
+  // perf 6.10+'s names beyond perf 6.1's --build-options list: sonde embeds
+  // its BPF programs (skeletons), unwinds with libdw, disassembles with
+  // capstone and parses tracepoint formats itself (libtraceevent's part);
+  // it has no POSIX AIO writer, no AUX area tracing, no CoreSight decoder.
+  static const std::vector<BuildFeature> features = [] {
+    std::vector<BuildFeature> all = build_features();
+    all.insert(all.end(), {{"bpf_skeletons", true, "HAVE_BPF_SKEL"},
+                           {"dwarf_getlocations", true, "HAVE_LIBDW_SUPPORT"},
+                           {"dwarf-unwind", true, "HAVE_DWARF_UNWIND_SUPPORT"},
+                           {"libcapstone", true, "HAVE_LIBCAPSTONE_SUPPORT"},
+                           {"libtraceevent", true, "HAVE_LIBTRACEEVENT"},
+                           {"aio", false, "HAVE_AIO_SUPPORT"},
+                           {"auxtrace", false, "HAVE_AUXTRACE_SUPPORT"},
+                           {"libopencsd", false, "HAVE_CSTRACE_SUPPORT"},
+                           {"numa_num_possible_cpus", false, "HAVE_LIBNUMA_SUPPORT"}});
+    return all;
+  }();
+  auto same = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  for (const BuildFeature& f : features)
+    if (same(name, f.name) || same(name, f.macro)) return &f;
+  return nullptr;
 }
 
 std::string format_build_features(const std::vector<BuildFeature>& features) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sonde {
@@ -18,5 +19,10 @@ std::vector<BuildFeature> build_features();
 
 // One line per feature, perf's layout: "             zstd: [ on  ]  # HAVE_ZSTD_SUPPORT".
 std::string format_build_features(const std::vector<BuildFeature>& features);
+
+// `perf check feature`'s names (newer perf's list: build_features() and
+// bpf_skeletons, dwarf-unwind, libcapstone, libtraceevent, aio...), found
+// by name or macro, case-blind; nullptr for a name perf does not know.
+const BuildFeature* find_checkable_feature(std::string_view name);
 
 }  // namespace sonde

@@ -1,5 +1,7 @@
 #include "workload/workloads.h"
 
+#include <sys/prctl.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -75,7 +77,9 @@ int run_workload(const std::string& name, const std::vector<std::string>& args) 
   if (name != "noploop" && name != "thloop" && name != "leafloop" && name != "sqrtloop")
     throw_usage("no workload '{}' (noploop, thloop, leafloop, sqrtloop)", name);
   std::thread timer = stop_after(seconds_arg(args, name));
-  if (name == "noploop") noploop();
+  // Newer perf names its noploop thread so that scheduler views can find
+  // it (perf's sched.sh greps `perf sched latency` for perf-noploop).
+  if (name == "noploop") ::prctl(PR_SET_NAME, "perf-noploop", 0, 0, 0), noploop();
   if (name == "thloop") {
     // Two threads in test_loop, as perf's: per-thread modes see both.
     std::thread other(test_loop);

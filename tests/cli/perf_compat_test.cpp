@@ -62,6 +62,27 @@ TEST(PerfCompatCommands, VersionBuildOptionsUsesPerfsLayoutAndSaysThereIsNoPytho
   EXPECT_EQ(run({sonde_bin(), "version"}).out, lines(ours.out)[0] + "\n");
 }
 
+// `check feature` (perf 6.10+; perf 6.1 has none): the line of each named
+// feature in --build-options' layout, exit 0 only when all are built in.
+TEST(PerfCompatCommands, CheckFeatureSaysWhetherEveryNamedFeatureIsBuiltIn) {
+  auto bpf = run({sonde_bin(), "check", "feature", "bpf"});
+  EXPECT_EQ(bpf.exit_code, 0) << bpf.err;
+  EXPECT_EQ(bpf.out, "                   bpf: [ on  ]  # HAVE_LIBBPF_SUPPORT\n");
+  auto by_macro = run({sonde_bin(), "check", "feature", "have_libbpf_support,ZSTD"});
+  EXPECT_EQ(by_macro.exit_code, 0) << by_macro.err;
+  EXPECT_EQ(lines(by_macro.out).size(), 2u) << by_macro.out;
+  auto some_off = run({sonde_bin(), "check", "feature", "-q", "bpf,libpython"});
+  EXPECT_EQ(some_off.exit_code, 1);
+  EXPECT_EQ(some_off.out + some_off.err, "") << "-q prints nothing";
+  auto unknown = run({sonde_bin(), "check", "feature", "warp-drive"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(lines(unknown.err).size(), 1u) << unknown.err;
+  EXPECT_NE(unknown.err.find("unknown feature 'warp-drive'"), std::string::npos) << unknown.err;
+  auto missing = run({sonde_bin(), "check", "feature"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_EQ(lines(missing.err).size(), 1u) << missing.err;
+}
+
 TEST(PerfCompatCommands, KallsymsPrintsWhatPerfKallsymsPrints) {
   auto ours = run({sonde_bin(), "kallsyms", "schedule", "ErlingHaaland", "do_syscall_64"});
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
