@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # System-call tracing cost: N getppid() calls (bench/getppid_loop.c, N=1M)
-# alone, under `sonde trace` (lines to a file, and -s), `perf trace` (the
+# alone, under `sonde trace` (lines to a file, -s counted in BPF maps and
+# -s from streamed events), `perf trace` (the
 # same two), `strace -f` and `strace -c`; wall time (median of RUNS),
 # slowdown against the workload alone, the bytes of text written, and the
 # events each tracer reports lost. Also `sonde trace record` against `perf
@@ -40,6 +41,7 @@ base=$(median one "$o" "$e" "$w" "$calls")
 declare -A res
 res[sonde]=$(median one "$o" "$e" "$sonde" trace -o "$o" -- "$w" "$calls")
 res[sonde_s]=$(median one "$o" "$e" "$sonde" trace -s -o "$o" -- "$w" "$calls")
+res[sonde_s_streamed]=$(median one "$o" "$e" "$sonde" trace -s --no-bpf-summary -o "$o" -- "$w" "$calls")
 res[perf]=$(median one "$o" "$e" perf trace -o "$o" -- "$w" "$calls")
 res[perf_s]=$(median one "$o" "$e" perf trace -s -o "$o" -- "$w" "$calls")
 res[strace]=$(median one "$o" "$e" strace -f -o "$o" "$w" "$calls")
@@ -61,7 +63,8 @@ report=$scratch/report.md
   echo "|---|---|---|---|---|"
   echo "| workload alone | $t0 | 1.0x | - | - |"
   row '`sonde trace -o F`' sonde
-  row '`sonde trace -s`' sonde_s
+  row '`sonde trace -s` (counted in BPF maps, the default)' sonde_s
+  row '`sonde trace -s --no-bpf-summary` (from streamed events)' sonde_s_streamed
   row '`perf trace -o F`' perf
   row '`perf trace -s`' perf_s
   row '`strace -f -o F`' strace

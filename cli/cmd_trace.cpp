@@ -90,8 +90,8 @@ void register_trace(CLI::App& app, int& exit_code) {
   cmd->add_flag("-S,--with-summary", a->summary, "The lines and the summary");
   cmd->add_option("--summary-mode", a->summary_mode, "thread (a table per thread, the default), total (one table) or cgroup (one per cgroup, counted in BPF)");
   cmd->add_flag("--bpf-summary", a->bpf_summary,
-                "With -s: count the calls in BPF maps, streaming no event (the default with -a)");
-  cmd->add_flag("--no-bpf-summary", a->no_bpf_summary, "With -s: count the calls from streamed events");
+                "Count the summary's calls in BPF maps, streaming no event (the default with -s)");
+  cmd->add_flag("--no-bpf-summary", a->no_bpf_summary, "Count the summary's calls from streamed events");
   cmd->add_option("--duration", a->duration, "Only calls that took at least MS milliseconds");
   cmd->add_flag("--failure", a->failures, "Only calls that failed");
   cmd->add_flag("-T,--time", a->full_time, "Absolute timestamps (ms), not relative to the first event");

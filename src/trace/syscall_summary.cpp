@@ -45,6 +45,18 @@ SyscallSummaryExtension::~SyscallSummaryExtension() {
   if (obj_) bpf_object__close(obj_);
 }
 
+std::string SyscallSummaryExtension::load_program() {
+  if (obj_) return "";
+  try {
+    obj_ = bpf::open_embedded({syscall_summary_bpf_o, syscall_summary_bpf_o_len}, "sonde_summary", "syscall summary");
+    bpf::load_or_throw(obj_, "syscall summary");
+  } catch (const Error& e) {
+    if (obj_) bpf_object__close(obj_), obj_ = nullptr;
+    return e.what();
+  }
+  return "";
+}
+
 void SyscallSummaryExtension::prepare(const record::RecordTarget& target, const perf_event_attr&) {
   try {
     load(target);
@@ -56,8 +68,7 @@ void SyscallSummaryExtension::prepare(const record::RecordTarget& target, const 
 }
 
 void SyscallSummaryExtension::load(const record::RecordTarget& target) {
-  obj_ = bpf::open_embedded({syscall_summary_bpf_o, syscall_summary_bpf_o_len}, "sonde_summary", "syscall summary");
-  bpf::load_or_throw(obj_, "syscall summary");
+  if (std::string why = load_program(); !why.empty()) throw_runtime("{}", why);
   sonde_summary_config c{};
   c.mode = target.system_wide ? SONDE_SUMMARY_ALL : SONDE_SUMMARY_TARGETS;
   c.self_tgid = static_cast<uint32_t>(::getpid());

@@ -39,6 +39,10 @@ class SyscallSummaryExtension : public record::RecordExtension {
   explicit SyscallSummaryExtension(SummaryScope scope);
   ~SyscallSummaryExtension() override;
 
+  // Loads the program (once; prepare() does it otherwise): "" when it
+  // loads on this machine, or why not (no libbpf, no permission...).
+  std::string load_program();
+
   void prepare(const record::RecordTarget& target, const perf_event_attr& base) override;
   // Reads the statistics (once), then detaches.
   void stop() override;

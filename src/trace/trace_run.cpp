@@ -195,7 +195,7 @@ void check_targets(const TraceOptions& o) {
 
 bool uses_bpf_summary(const TraceOptions& o) {
   if (o.bpf_summary) return *o.bpf_summary;
-  return (o.summary_only && o.system_wide) || o.summary_mode == SummaryMode::Cgroup;
+  return o.summary_only || o.summary_mode == SummaryMode::Cgroup;
 }
 
 // The summary's text for `threads`: per thread (perf's -s) or one table
@@ -304,10 +304,22 @@ void print_bpf_summary(const TraceOptions& o, const SyscallSummaryExtension& sum
   if (uint64_t n = summary.dropped()) warn("{} calls not counted (the BPF maps were full)", n);
 }
 
+// The summary program, loaded: asked for by name, it must load; chosen by
+// default (-s), a machine without BPF counts streamed events (nullptr).
+std::unique_ptr<SyscallSummaryExtension> loaded_summary(const TraceOptions& o, const TracerOptions& t) {
+  auto counter = std::make_unique<SyscallSummaryExtension>(SummaryScope{t.syscalls, o.summary_mode});
+  std::string why = counter->load_program();
+  if (why.empty()) return counter;
+  if (o.bpf_summary) throw_runtime("{}", why);
+  if (o.summary_mode == SummaryMode::Cgroup) throw_runtime("--summary-mode=cgroup needs BPF: {}", why);
+  note("counting the summary from streamed events: {}", why);
+  return nullptr;
+}
+
 // -s with the counts kept in BPF maps: the recorder runs the workload (or
 // follows -p/-a) with only a dummy event, its stream thrown away; the
 // summary extension counts the calls and is read when the recording ends.
-int run_bpf_summary(const TraceOptions& o, const TracerOptions& t) {
+int run_bpf_summary(const TraceOptions& o, std::unique_ptr<SyscallSummaryExtension> counter) {
   record::RecordOptions r;
   r.events = {"dummy"};
   r.command = o.command;
@@ -322,7 +334,6 @@ int run_bpf_summary(const TraceOptions& o, const TracerOptions& t) {
   if (!sink || !stop) throw_runtime("cannot open /dev/null or an eventfd: {}", errno_text(errno));
   r.output_fd = sink.get();
   r.stop_fd = stop.get();
-  auto counter = std::make_unique<SyscallSummaryExtension>(SummaryScope{t.syscalls, o.summary_mode});
   SyscallSummaryExtension* summary = counter.get();
   r.extensions.push_back(std::move(counter));
   Output out(o.output, o.terminal);
@@ -353,7 +364,8 @@ int run_trace(const TraceOptions& o) {
     replay(*reader, topts, signatures, o, out.file, nullptr);
     return 0;
   }
-  if (uses_bpf_summary(o) && o.summary_only) return run_bpf_summary(o, topts);
+  if (uses_bpf_summary(o) && o.summary_only)
+    if (auto counter = loaded_summary(o, topts)) return run_bpf_summary(o, std::move(counter));
   StringsOutcome strings;  // outlives the options that own the extension filling it
   record::RecordOptions r = recorder_options(o, topts);
   int fds[2];

@@ -35,9 +35,9 @@ struct TraceOptions {
   uint32_t user_stack_bytes = 0;      // --call-graph dwarf[,SIZE]: user stack copied at each exit
   uint32_t max_stack = 0;             // --max-stack: frames shown per chain (0 = all)
   SummaryMode summary_mode = SummaryMode::Thread;  // --summary-mode (cgroup: counted in BPF)
-  // --bpf-summary / --no-bpf-summary: -s's counts kept in BPF maps, no
-  // event streamed (unset: on for -s -a, where streaming costs the most,
-  // and for --summary-mode=cgroup, which only BPF can tell).
+  // --bpf-summary / --no-bpf-summary: the summary's counts kept in BPF
+  // maps, no event streamed (unset: on for -s, which prints no line, and
+  // for --summary-mode=cgroup, which only BPF can tell).
   std::optional<bool> bpf_summary;
 };
 
