@@ -27,7 +27,15 @@ std::string condition(const std::string& column, const std::string& value) {
 uint64_t number(const std::string& s) { return std::strtoull(s.c_str(), nullptr, 10); }
 
 // Store rows (event, unit, sample_type, attr_index, comm, pid, tid, cpu,
-// stack, count, period, first bucket) into the profile's events and samples.
+// stack, count, period, first bucket[, kind]) into the profile's events and
+// samples. The kind is the stored one; rows pushed before the store had the
+// column (an empty kind, or no 13th column) get it from name and unit.
+format::EventKind stored_kind(const std::vector<std::string>& r) {
+  if (r.size() > 12)
+    if (auto k = format::kind_by_name(r[12])) return *k;
+  return format::classify_stored_event(r[0], r[1]);
+}
+
 void add_samples(analysis::Profile& p, const std::vector<std::vector<std::string>>& rows,
                  const std::map<uint64_t, uint32_t>& leaf_of) {
   std::map<std::string, uint32_t> event_of;
@@ -47,9 +55,7 @@ void add_samples(analysis::Profile& p, const std::vector<std::vector<std::string
     analysis::ProfileSample s;
     s.event = event_of[r[0]];
     auto& e = p.events[s.event];
-    // The store keeps an event's name and period unit, not its attr: an
-    // SDT event's hits read as counts (docs/fleet.md).
-    e.kind = format::classify_stored_event(e.name, r[1]), e.sample_type = number(r[2]);
+    e.kind = stored_kind(r), e.sample_type = number(r[2]);
     s.comm = p.intern(r[4]);
     s.pid = uint32_t(number(r[5])), s.tid = uint32_t(number(r[6])), s.cpu = uint32_t(number(r[7]));
     auto leaf = leaf_of.find(number(r[8]));
@@ -145,7 +151,7 @@ analysis::Profile load_fleet_profile(const std::string& url_text) {
   const StoreQuery q = open_store_query(url_text);
   auto rows = q.ch.rows(
       "SELECT event, any(event_unit), any(sample_type), min(attr_index), comm, pid, tid, any(cpu), stack_id, "
-      "sum(count), sum(period), toUInt32(min(bucket)) FROM " +
+      "sum(count), sum(period), toUInt32(min(bucket)), any(event_kind) FROM " +
       q.samples + " GROUP BY event, comm, pid, tid, stack_id");
   analysis::Profile p = profile_from_answers(rows, fetch_stacks(q));
   p.hostname = q.url.host;

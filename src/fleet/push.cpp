@@ -1,5 +1,7 @@
 #include "fleet/push.h"
 
+#include "format/event_kind.h"
+
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,7 +79,7 @@ std::string encode_rows(const PushBatch& b, const PushOptions& o, size_t first, 
     w.str(b.recording_id), w.u32(r.bucket), w.str(o.host), w.str(o.service), w.str(r.build_id);
     w.strings(l.keys), w.strings(l.values), w.str(r.event), w.str(r.event_unit), w.u64(r.sample_type);
     w.u32(r.attr_index), w.str(r.comm), w.u32(r.pid), w.u32(r.tid), w.u32(r.cpu);
-    w.u64(r.stack_id), w.u64(l.args_id), w.u64(r.count), w.u64(r.period);
+    w.u64(r.stack_id), w.u64(l.args_id), w.u64(r.count), w.u64(r.period), w.str(r.event_kind);
   }
   return std::move(w.data());
 }
@@ -193,6 +195,7 @@ PushBatch collect_rows(const std::string& input, Symbolizer& symbolizer, const P
     r.bucket = uint32_t(std::max<int64_t>(0, wall) / o.bucket_seconds * o.bucket_seconds);
     const auto& ev = p.events[ps.event];
     r.event = ev.name, r.event_unit = std::string(ev.unit()), r.sample_type = ev.sample_type, r.attr_index = ev.attr_index;
+    r.event_kind = format::kind_name(ev.kind);
     r.build_id = root_build_id(p, ps.stack);
     r.comm = std::string(p.str(ps.comm));
     r.pid = ps.pid, r.tid = ps.tid, r.cpu = ps.cpu, r.stack_id = it->second, r.args = args;

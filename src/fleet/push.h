@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,7 @@ struct PushOptions {
 struct SampleRow {
   uint32_t bucket = 0;  // unix seconds, a multiple of bucket_seconds
   std::string build_id, event, event_unit, comm;
+  std::string_view event_kind;  // format::kind_name of the event's kind
   uint64_t sample_type = 0;
   uint32_t attr_index = 0, pid = 0, tid = 0, cpu = 0;
   uint64_t stack_id = 0, count = 0, period = 0;

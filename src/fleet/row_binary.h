@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sonde::fleet {
@@ -19,7 +20,7 @@ class RowBinary {
   }
   void u32(uint32_t v) { out_.append(reinterpret_cast<const char*>(&v), 4); }
   void u64(uint64_t v) { out_.append(reinterpret_cast<const char*>(&v), 8); }
-  void str(const std::string& s) {
+  void str(std::string_view s) {
     varint(s.size());
     out_ += s;
   }

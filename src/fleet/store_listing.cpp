@@ -9,7 +9,7 @@ namespace sonde::fleet {
 
 namespace {
 
-constexpr size_t kListingColumns = 14;  // the readers' 12, host, labels
+constexpr size_t kListingColumns = 15;  // the readers' 13, host, labels
 
 // A frame as perf script prints one: address, function+offset, object.
 void append_frame(const analysis::Profile& p, const analysis::ProfileLocation& loc, fmt::memory_buffer& buf) {
@@ -33,8 +33,8 @@ StoreListing listing_from_answers(const std::vector<std::vector<std::string>>& r
   StoreListing l;
   l.profile = profile_from_answers(whole, stacks);
   for (const auto& r : whole) {
-    std::string extra = fmt::format("samples={} host={}", r[9], r[12]);
-    if (!r[13].empty()) extra += " " + r[13];
+    std::string extra = fmt::format("samples={} host={}", r[9], r[13]);
+    if (!r[14].empty()) extra += " " + r[14];
     l.extras.push_back(std::move(extra));
   }
   return l;
@@ -45,7 +45,7 @@ StoreListing load_store_listing(const std::string& url_text) {
   // Rows of one key but several pushes (recordings) are one entry.
   auto rows = q.ch.rows(
       "SELECT event, any(event_unit), any(sample_type), min(attr_index), comm, pid, tid, cpu, stack_id, sum(count), "
-      "sum(period), toUInt32(bucket), host, arrayStringConcat(arrayMap((k, v) -> concat(k, '=', v), label_keys, "
+      "sum(period), toUInt32(bucket), any(event_kind), host, arrayStringConcat(arrayMap((k, v) -> concat(k, '=', v), label_keys, "
       "label_values), ' ') AS labels FROM " +
       q.samples +
       " GROUP BY bucket, host, event, comm, pid, tid, cpu, stack_id, labels "

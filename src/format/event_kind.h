@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "format/uapi/perf_event.h"
@@ -35,6 +36,12 @@ EventKind classify_event(const perf_event_attr& attr, std::string_view name);
 // store keeps no attr): nanoseconds are CPU time, or off-CPU time by the
 // names above, as classify_event reads them; other units count.
 EventKind classify_stored_event(std::string_view name, std::string_view unit);
+
+// A kind's stable name, as the fleet store's event_kind column keeps it
+// ("cpu-time", "offcpu-blocked", "offcpu-runnable", "sdt-hit",
+// "tracepoint", "count"), and back; nullopt for any other text.
+std::string_view kind_name(EventKind k);
+std::optional<EventKind> kind_by_name(std::string_view name);
 
 // Kinds whose periods are nanoseconds (on or off CPU).
 inline bool is_time(EventKind k) {

@@ -296,6 +296,46 @@ TEST_F(Fleet, OffCpuTimeGoesToTheStoreAsTheFileHasIt) {
   EXPECT_EQ(first_difference(fmt::format("{}", fmt::join(store, "\n")), fmt::format("{}", fmt::join(local, "\n"))), "");
 }
 
+// A store made by a sonde before event_kind (the schema of 2026-12-05, its
+// sonde_samples without the column, one off-CPU row in it): the next push
+// adds the column, its own rows carry their kinds, the old row keeps an
+// empty kind, and readers read both.
+TEST_F(Fleet, AStoreFromBeforeTheKindColumnIsMigratedByThePush) {
+  const std::string db = "before_kinds";
+  ASSERT_EQ(server_->query("CREATE DATABASE " + db), "");
+  ASSERT_EQ(server_->query("CREATE TABLE " + db +
+                           ".sonde_samples (recording_id String, bucket DateTime, host String, service String, "
+                           "build_id String, label_keys Array(String), label_values Array(String), event String, "
+                           "event_unit String, sample_type UInt64, attr_index UInt32, comm String, pid UInt32, tid "
+                           "UInt32, cpu UInt32, stack_id UInt64, args_id UInt64, count UInt64, period UInt64) ENGINE = "
+                           "ReplacingMergeTree() PARTITION BY toYYYYMM(bucket) ORDER BY (service, host, bucket, "
+                           "recording_id, event, comm, pid, tid, cpu, stack_id, args_id)"),
+            "");
+  ASSERT_EQ(server_->query("INSERT INTO " + db +
+                           ".sonde_samples VALUES ('old', toDateTime(" + std::to_string(now() - 120) +
+                           "), 'h', 'api', '', [], [], 'offcpu-time', 'nanoseconds', 0, 1, 'napper', 5, 5, 0, 0, 0, 3, "
+                           "3000000)"),
+            "");
+  auto p = push("base.data", db, "h", now() - 60);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(server_->query("SELECT count() FROM system.columns WHERE database = '" + db +
+                           "' AND table = 'sonde_samples' AND name = 'event_kind'"),
+            "1\n");
+  EXPECT_EQ(server_->query("SELECT DISTINCT event_kind FROM " + db + ".sonde_samples WHERE recording_id = 'old'"),
+            "\n");
+  EXPECT_EQ(server_->query("SELECT DISTINCT event_kind FROM " + db + ".sonde_samples WHERE recording_id != 'old'"),
+            "cpu-time\n");
+  // Readers read old and new rows together (their kinds: FleetAnswers.*).
+  auto report = run({sonde_bin(), "report", "-i", server_->url(db), "--sort", "comm", "-n"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("# Samples: 3  of event 'offcpu-time'\n# Event count (approx.): 3000000\n"),
+            std::string::npos)
+      << report.out;
+  EXPECT_NE(report.out.find("of event 'cpu-clock'"), std::string::npos) << report.out;
+  auto again = push("base.data", db, "h", now() - 60);
+  EXPECT_EQ(again.exit_code, 0) << "the migration runs once: " << again.err;
+}
+
 TEST_F(Fleet, BadInputsGetOneLineAndTheirExitCode) {
   struct Case {
     std::vector<std::string> args;
@@ -343,7 +383,7 @@ TEST_F(Fleet, AStoreThatIsDownOrRejectsTheBatchIsOneRuntimeLine) {
   // A table of another shape: the store rejects the batch; nothing stored
   // is claimed.
   server_->query("CREATE DATABASE IF NOT EXISTS rejecting");
-  server_->query("CREATE TABLE rejecting.sonde_samples (x UInt8) ENGINE = Memory");
+  server_->query("CREATE TABLE rejecting.sonde_samples (x UInt8, event_kind String) ENGINE = Memory");
   auto rejected = run({sonde_bin(), "push", "-i", path("base.data"), "--to", server_->url("rejecting"), "--attempts", "1"});
   EXPECT_EQ(rejected.exit_code, 1);
   EXPECT_TRUE(std::regex_search(rejected.err, std::regex("batch 1 of 1 failed after 1 attempts .*rejected.*; 0 of [0-9]+ "
@@ -559,7 +599,7 @@ TEST_F(Fleet, AgentBesideARotatingRecordPushesEveryFileAsItCloses) {
 
 TEST_F(Fleet, AgentKeepsAFileTheStoreRejectsAndCountsIt) {
   server_->query("CREATE DATABASE IF NOT EXISTS agent_rejecting");
-  server_->query("CREATE TABLE IF NOT EXISTS agent_rejecting.sonde_samples (x UInt8) ENGINE = Memory");
+  server_->query("CREATE TABLE IF NOT EXISTS agent_rejecting.sonde_samples (x UInt8, event_kind String) ENGINE = Memory");
   const std::string dir = *dir_ / "rejected";
   rotate_in(dir, {path("base.data")});
   auto r = run({sonde_bin(), "agent", "-o", dir + "/prof.data", "--to", server_->url("agent_rejecting"), "--drain"});

@@ -122,13 +122,41 @@ TEST(FleetStacks, EncodeDecodeKeepsFramesAndSharesPrefixes) {
 
 namespace {
 
+// An event's kind: the one the store keeps (event_kind, the 13th column);
+// rows pushed before that column existed (empty, or an answer of 12
+// columns) get it from the event's name and unit, as before.
+TEST(FleetAnswers, TheStoredKindWinsAndOlderRowsAreClassifiedByNameAndUnit) {
+  auto row = [](std::string event, std::string unit, std::vector<std::string> kind) {
+    std::vector<std::string> r = {event, unit, "0", "0", "app", "7", "8", "1", "0", "1", "10", "1800000000"};
+    r.insert(r.end(), kind.begin(), kind.end());
+    return r;
+  };
+  const analysis::Profile p = profile_from_answers(
+      {row("%p:hit", "events", {"sdt-hit"}), row("offcpu-time", "nanoseconds", {""}),
+       row("cpu-clock", "nanoseconds", {}), row("sched:sched_switch", "events", {"tracepoint"}),
+       row("odd", "events", {"no-such-kind"})},
+      {});
+  ASSERT_EQ(p.events.size(), 5u);
+  auto kind_of = [&](std::string_view name) {
+    for (const auto& e : p.events)
+      if (e.name == name) return e.kind;
+    return format::EventKind::kCpuTime;
+  };
+  EXPECT_EQ(kind_of("%p:hit"), format::EventKind::kSdtHit) << "stored: by name and unit it would be a count";
+  EXPECT_EQ(kind_of("offcpu-time"), format::EventKind::kOffcpuBlocked) << "empty: by its name";
+  EXPECT_EQ(kind_of("cpu-clock"), format::EventKind::kCpuTime) << "12 columns: by its unit";
+  EXPECT_EQ(kind_of("sched:sched_switch"), format::EventKind::kTracepoint);
+  EXPECT_EQ(kind_of("odd"), format::EventKind::kCount) << "an unknown name: by name and unit";
+}
+
 // script's listing: a row per entry with its bucket, samples, host and
 // labels; a row short of the host and labels columns is skipped.
 TEST(FleetListing, RowsBecomeEntriesInPerfScriptsLayout) {
   const std::vector<std::vector<std::string>> rows = {
-      {"cpu-clock", "nanoseconds", "0", "0", "app", "7", "8", "1", "42", "3", "750", "1800000000", "web-1", "zone=eu"},
-      {"cpu-clock", "nanoseconds", "0", "0", "app", "7", "8", "1", "42", "2", "500", "1800000000"},
-      {"%p:hit", "events", "0", "1", "app", "7", "9", "0", "43", "1", "1", "1800000060", "web-2", ""}};
+      {"cpu-clock", "nanoseconds", "0", "0", "app", "7", "8", "1", "42", "3", "750", "1800000000", "cpu-time", "web-1",
+       "zone=eu"},
+      {"cpu-clock", "nanoseconds", "0", "0", "app", "7", "8", "1", "42", "2", "500", "1800000000", "cpu-time"},
+      {"%p:hit", "events", "0", "1", "app", "7", "9", "0", "43", "1", "1", "1800000060", "", "web-2", ""}};
   const std::vector<std::vector<std::string>> stacks = {
       {"42", "0\x1f" "1\x1f/bin/app\x1f\x1fwork\x1fwork\x1f" "1\x1f\x1f" "401000\x1f" "1000\x1f" "10"}};
   const StoreListing l = listing_from_answers(rows, stacks);

@@ -526,6 +526,16 @@ TEST(EventKinds, FromTheAttrOrFromTheStore) {
   EXPECT_EQ(classify_stored_event(kOffcpuBlockedEvent, "events"), EventKind::kCount);
 }
 
+// The names the fleet store keeps kinds by: one per kind, and back.
+TEST(EventKinds, NamesRoundTrip) {
+  for (EventKind k : {EventKind::kCpuTime, EventKind::kOffcpuBlocked, EventKind::kOffcpuRunnable, EventKind::kSdtHit,
+                      EventKind::kTracepoint, EventKind::kCount})
+    EXPECT_EQ(kind_by_name(kind_name(k)), k) << kind_name(k);
+  EXPECT_EQ(kind_name(EventKind::kOffcpuBlocked), "offcpu-blocked");
+  EXPECT_EQ(kind_by_name(""), std::nullopt);
+  EXPECT_EQ(kind_by_name("cpu-time "), std::nullopt);
+}
+
 // READ: pid, tid, the count, then what read_format says; bounded by the bytes.
 TEST(Records, ReadFollowsReadFormatAndRejectsShortBytes) {
   const uint64_t fmt = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
