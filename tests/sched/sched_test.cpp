@@ -5,6 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <map>
+#include <regex>
+
+#include <nlohmann/json.hpp>
 
 #include "support/test_support.h"
 
@@ -106,6 +113,71 @@ TEST_F(Sched, ScriptIsSondeScript) {
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
   EXPECT_NE(a.out.find("sched:sched_switch:"), std::string::npos);
+}
+
+// The page's data: the JSON inside its <script type="application/json">
+// element ("<\/" is JSON's own escape of "</").
+nlohmann::json page_data(const std::string& html) {
+  const std::string open = "type=\"application/json\" id=\"sonde-data\">";
+  size_t at = html.find(open);
+  if (at == std::string::npos) return {};
+  at += open.size();
+  return nlohmann::json::parse(html.substr(at, html.find("</script>", at) - at));
+}
+
+// sonde's off-CPU samples, the page's timeline and sched timehist measure the
+// same intervals: a thread that sleeps 20 x 5 ms, recorded system-wide with
+// the scheduler tracepoints and --off-cpu in one file. Each view's total
+// time off CPU for that thread is timehist's total wait time (to 1%:
+// timehist prints microseconds, and each view stamps the switch itself).
+TEST_F(Sched, OffCpuTimeAndThePagesTimelineAreTimehistsWaitTime) {
+  const std::string naps = *dir_ / "sched_naps", data = *dir_ / "naps.data", page = *dir_ / "naps.html";
+  ASSERT_TRUE(compile_fixture("sched_naps.c", naps, "-O1"));
+  auto r = run({sonde_bin(), "record", "-q", "-a", "--off-cpu", "--off-cpu-thresh", "0", "-e",
+                "sched:sched_switch,sched:sched_wakeup,sched:sched_stat_runtime", "-o", data, "--", naps});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // timehist: "TIME [CPU] sched_naps[TID]  WAIT  SCH-DELAY  RUN" per switch of the fixture.
+  auto th = run({sonde_bin(), "sched", "timehist", "-i", data});
+  ASSERT_EQ(th.exit_code, 0) << th.err;
+  std::regex row(R"(^ +[0-9.]+ \[[0-9]+\] +sched_naps\[([0-9]+)\] +([0-9.]+) +([0-9.]+) +([0-9.]+) *$)");
+  double wait_ms = 0;
+  std::string tid;
+  size_t switches = 0;
+  for (const auto& l : lines(th.out)) {
+    std::smatch m;
+    if (!std::regex_match(l, m, row)) continue;
+    tid = m[1], wait_ms += std::stod(m[2]), ++switches;
+  }
+  ASSERT_GE(switches, 20u) << th.out;
+  EXPECT_GE(wait_ms, 100.0) << "20 sleeps of at least 5 ms each";
+  // The off-CPU samples of that thread (blocked and runnable).
+  auto sc = run({sonde_bin(), "script", "-i", data, "-F", "tid,event,period"});
+  ASSERT_EQ(sc.exit_code, 0) << sc.err;
+  double offcpu_ms = 0;
+  for (const auto& l : lines(sc.out)) {
+    std::istringstream f(l);
+    std::string t, period, event;
+    f >> t >> period >> event;
+    if (t == tid && event.starts_with("offcpu-time")) offcpu_ms += std::stod(period) / 1e6;
+  }
+  EXPECT_NEAR(offcpu_ms, wait_ms, wait_ms / 100) << "off-CPU samples vs timehist";
+  // The page's timeline: its off-CPU intervals (end, length, thread, event) of that thread.
+  auto c = run({sonde_bin(), "convert", "-i", data, "--to", "html", "-o", page});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  std::ifstream in(page);
+  std::stringstream html;
+  html << in.rdbuf();
+  nlohmann::json d = page_data(html.str());
+  ASSERT_TRUE(d.contains("threads") && d.contains("offcpu")) << "no page data";
+  int64_t thread = -1;
+  for (size_t i = 0; i < d["threads"].size(); ++i)
+    if (std::to_string(d["threads"][i][1].get<int64_t>()) == tid) thread = int64_t(i);
+  ASSERT_GE(thread, 0) << d["threads"].dump();
+  double page_ms = 0;
+  const auto& spans = d["offcpu"];
+  for (size_t i = 0; i + 3 < spans.size(); i += 4)
+    if (spans[i + 2].get<int64_t>() == thread) page_ms += spans[i + 1].get<double>() / 1e6;
+  EXPECT_NEAR(page_ms, wait_ms, wait_ms / 100) << "the page's timeline vs timehist";
 }
 
 }  // namespace
