@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "format/probe_event_text.h"
 #include "util/byte_reader.h"
 #include "util/parse_int.h"
 
@@ -44,6 +45,8 @@ bool parse_tracepoint_format(std::string_view text, const std::string& system, T
     } else if (t.starts_with("ID:")) {
       auto v = trim(t.substr(3));
       parse_uint_into(v, out.id);
+    } else if (t.starts_with("print fmt:")) {
+      out.print_fmt = std::string(trim(t.substr(10)));
     } else if (t.starts_with("field:")) {
       auto decl_end = t.find(';');
       if (decl_end == std::string_view::npos) continue;
@@ -110,6 +113,7 @@ std::unordered_map<uint64_t, TracepointFormat> parse_tracing_data(std::span<cons
 }
 
 std::string format_tracepoint_fields(const TracepointFormat& tf, std::span<const uint8_t> raw) {
+  if (auto text = format_probe_event(tf, raw)) return std::move(*text);
   std::string out;
   for (const auto& f : tf.fields) {
     if (!out.empty()) out += ' ';

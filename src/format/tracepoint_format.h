@@ -23,6 +23,7 @@ struct TracepointFormat {
   std::string system, name;
   uint64_t id = 0;
   std::vector<TracepointField> fields;  // without the common_* fields
+  std::string print_fmt;                // the "print fmt:" line's text
 };
 
 // Parses one tracefs `format` file's text.
@@ -32,7 +33,8 @@ bool parse_tracepoint_format(std::string_view text, const std::string& system, T
 // Malformed input yields whatever parsed before the damage.
 std::unordered_map<uint64_t, TracepointFormat> parse_tracing_data(std::span<const uint8_t> blob);
 
-// "field=value field=value" for a RAW payload.
+// "field=value field=value" for a RAW payload; a probe event's text as its
+// print fmt gives it (probe_event_text.h), as perf prints it.
 std::string format_tracepoint_fields(const TracepointFormat& fmt, std::span<const uint8_t> raw);
 
 }  // namespace sonde::format
