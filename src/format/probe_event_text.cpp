@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -43,13 +42,9 @@ const TracepointField* field_named(const TracepointFormat& tf, const std::string
 // One conversion (d, u, x or s) of field `f`; false when it does not fit.
 bool convert(char conv, const TracepointField& f, std::span<const uint8_t> raw, std::string& out) {
   if (conv == 's') {
-    if (!f.is_data_loc || static_cast<size_t>(f.offset) + 4 > raw.size()) return false;
-    uint32_t loc = load<uint32_t>(raw.data() + f.offset);
-    uint32_t off = loc & 0xffff, len = loc >> 16;
-    if (static_cast<size_t>(off) + len > raw.size()) return false;
-    const char* p = reinterpret_cast<const char*>(raw.data() + off);
-    out.append(p, strnlen(p, len));
-    return true;
+    auto text = f.is_data_loc ? data_loc_string(f, raw) : std::nullopt;
+    if (text) out += *text;
+    return text.has_value();
   }
   if (static_cast<size_t>(f.offset) + f.size > raw.size() || (f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
     return false;

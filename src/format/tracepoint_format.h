@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <span>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +27,10 @@ struct TracepointFormat {
   std::vector<TracepointField> fields;  // without the common_* fields
   std::string print_fmt;                // the "print fmt:" line's text
 };
+
+// The string a __data_loc field points to in `raw` (up to its NUL); nullopt
+// when the field or the string lies beyond the payload.
+std::optional<std::string_view> data_loc_string(const TracepointField& f, std::span<const uint8_t> raw);
 
 // Parses one tracefs `format` file's text.
 bool parse_tracepoint_format(std::string_view text, const std::string& system, TracepointFormat& out);

@@ -100,3 +100,50 @@ TEST(ProbeChainsErrors, MoreReadsThanTheRecipeHoldsIsAUsageErrorBeforeAnyOutput)
   EXPECT_FALSE(std::filesystem::exists(dir / "d"));
   EXPECT_TRUE(bin.events().empty());
 }
+
+// Static and global variables (@NAME+0 in perf's definitions): the same
+// definitions as perf probe -D, -V --externs as perf's, and the one step
+// reads them at their addresses relative to the probe (PIE). The kernel
+// refuses @NAME in uprobe definitions, for perf and sonde alike.
+TEST_P(ProbeChains, StaticVariablesAsPerfDefinesThemAndOneStepReadsThem) {
+  TempDir dir;
+  ProbeFixture bin(dir, GetParam(), "probe_chains.c");
+  ASSERT_TRUE(bin.ok());
+  const std::string x = "-x " + quoted(bin.path()) + " ";
+  const std::string def = "visit visits mode:string tag:string";
+  auto ours = sonde_probe(x + "-D " + quoted(def));
+  auto theirs = perf_probe(x + "-D " + quoted(def) + " 2>/dev/null");
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_EQ(ours.out, theirs.out);
+  EXPECT_NE(ours.out.find("visits=@visits+0:s32 mode_string=+0(@mode+0):string"), std::string::npos) << ours.out;
+  auto vars = sonde_probe(x + "-V visit --externs");
+  ASSERT_EQ(vars.exit_code, 0) << vars.err;
+  EXPECT_EQ(vars.out, perf_probe(x + "-V visit --externs 2>/dev/null").out);
+  EXPECT_NE(vars.out.find("\tint\tvisits\n"), std::string::npos) << vars.out;
+
+  auto rec = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
+                quoted("probe:" + bin.path() + ":" + def) + " -- " + quoted(bin.path()) + " " + std::to_string(kCalls));
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::vector<std::string> want;
+  for (const auto& l : lines(rec.out)) {
+    int v, nv, s2, w, visits;
+    char tag[32], nt[32], mode[32];
+    if (sscanf(l.c_str(), "visit v=%d nv=%d s2=%d w=%d tag=%31s nt=%31s visits=%d mode=%31s", &v, &nv, &s2, &w, tag,
+               nt, &visits, mode) == 8)
+      want.push_back(fmt::format("{} \"{}\" \"{}\"", visits, mode, tag));
+  }
+  ASSERT_EQ(want.size(), static_cast<size_t>(kCalls)) << rec.out;
+  auto script = sh(quoted(sonde_bin()) + " script -F event,trace -i " + quoted(dir / "d"));
+  EXPECT_EQ(hit_values(script.out, "%" + bin.group() + ":visit"), want) << script.out;
+
+  auto define = sonde_probe("-q " + x + quoted("visit visits"));
+  EXPECT_EQ(define.exit_code, 1) << define.err;
+  EXPECT_EQ(lines(define.err).size(), 1u) << define.err;
+  EXPECT_TRUE(bin.events().empty());
+}
+
+TEST(ProbeChainsErrors, ExternsWithoutVarsIsAUsageError) {
+  auto r = sonde_probe("-x /bin/true --externs -F");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "sonde: probe: --externs goes with -V\n");
+}
