@@ -23,7 +23,7 @@ struct ProbeOptions {
   std::vector<std::string> del;
   std::string definition_only, vars, line_of, buildid_dir;
   std::string list_filter, funcs_filter;
-  bool list = false, funcs = false, force = false, quiet = false, cache = false;
+  bool list = false, funcs = false, force = false, quiet = false, cache = false, externs = false;
 };
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
@@ -61,12 +61,13 @@ void run_listing(const ProbeOptions& o, const std::string& root) {
   if (o.funcs)
     for (const auto& f : finder.functions(o.funcs_filter)) print(f + "\n");
   else if (!o.vars.empty())
-    print(finder.variables(probe::parse_probe_definition(o.vars)));
+    print(finder.variables(probe::parse_probe_definition(o.vars), o.externs));
   else
     print(finder.lines(probe::parse_probe_definition(o.line_of)));
 }
 
 void run(const ProbeOptions& o) {
+  if (o.externs && o.vars.empty()) throw_usage("probe: --externs goes with -V");
   if (actions(o) != 1)
     throw_usage("probe: give one of DEFINITION, -a, -d, -D, -l, -F, -V, -L (see sonde probe --help)");
   std::string root = probe::ProbeCache::default_root(o.buildid_dir);
@@ -103,6 +104,7 @@ void register_probe(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("-d,--del", o->del, "Delete events matching [GROUP:]EVENT globs");
   cmd->add_option("-D,--definition", o->definition_only, "Print the uprobe_events lines without defining them");
   cmd->add_option("-V,--vars", o->vars, "Variables available at a probe point");
+  cmd->add_flag("--externs", o->externs, "With -V: the compilation unit's static and global variables too");
   cmd->add_option("-L,--line", o->line_of, "Probeable source lines of a function");
   auto* list = cmd->add_option("-l,--list", o->list_filter, "List defined uprobe events [matching GROUP:EVENT]");
   list->expected(0, 1);

@@ -1,13 +1,17 @@
 // SDT argument specs ("-4@%edi 8@-16(%rbp,%rax,8) ..."): the first byte picks
 // the machine (x86-64, i386, aarch64), the rest is the spec. Symbols resolve
-// to an address made from their name, or fail, as a symbol table would.
+// to an address made from their name, or fail, as a symbol table would. The
+// whole input is also decoded as an SDT hit's RAW payload (sdt_abi.h: the
+// header, then the strings' bytes its string arguments point into).
 #include <string>
 #include <string_view>
 
 #include "probe/sdt_args.h"
+#include "probe/sdt_format.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sonde::probe;
+  (void)format_sdt_raw(std::span<const uint8_t>(data, size));
   if (size < 1) return 0;
   static const uint16_t kMachines[] = {kMachineX86_64, kMachineI386, kMachineAarch64};
   const uint16_t machine = kMachines[data[0] % 3];

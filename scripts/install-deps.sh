@@ -22,6 +22,8 @@ TEST_PACKAGES=(
   # test-only: the fleet store the clickhouse-labelled tests start (docs/fleet.md)
   clickhouse-server clickhouse-client
   protobuf-compiler  # test-only: protoc decodes convert --to otlp against the OTLP profiles schema (tests/fleet)
+  bpftrace  # test-only: bench/probe.sh compares sonde's one-step probes with bpftrace 0.17
+  iputils-ping  # test-only: perf's record+probe_libc_inet_pton.sh (docs/probe.md) probes ping
 )
 packages=("${BUILD_PACKAGES[@]}")
 [ "${1:-}" = "--build" ] || packages+=("${TEST_PACKAGES[@]}")

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "format/probe_event_text.h"
 #include "util/byte_reader.h"
 #include "util/parse_int.h"
 
@@ -44,6 +45,8 @@ bool parse_tracepoint_format(std::string_view text, const std::string& system, T
     } else if (t.starts_with("ID:")) {
       auto v = trim(t.substr(3));
       parse_uint_into(v, out.id);
+    } else if (t.starts_with("print fmt:")) {
+      out.print_fmt = std::string(trim(t.substr(10)));
     } else if (t.starts_with("field:")) {
       auto decl_end = t.find(';');
       if (decl_end == std::string_view::npos) continue;
@@ -109,26 +112,26 @@ std::unordered_map<uint64_t, TracepointFormat> parse_tracing_data(std::span<cons
   return out;
 }
 
+std::optional<std::string_view> data_loc_string(const TracepointField& f, std::span<const uint8_t> raw) {
+  // In 64 bits: a recorded offset near 4 GiB must not wrap past the check.
+  if (static_cast<size_t>(f.offset) + 4 > raw.size()) return std::nullopt;
+  uint32_t loc = load<uint32_t>(raw.data() + f.offset);
+  uint32_t off = loc & 0xffff, len = loc >> 16;
+  if (static_cast<size_t>(off) + len > raw.size()) return std::nullopt;
+  const char* p = reinterpret_cast<const char*>(raw.data() + off);
+  return std::string_view(p, strnlen(p, len));
+}
+
 std::string format_tracepoint_fields(const TracepointFormat& tf, std::span<const uint8_t> raw) {
+  if (auto text = format_probe_event(tf, raw)) return std::move(*text);
   std::string out;
   for (const auto& f : tf.fields) {
     if (!out.empty()) out += ' ';
     out += f.name;
     out += '=';
     if (f.is_data_loc) {
-      // In 64 bits: a recorded offset near 4 GiB must not wrap past the check.
-      if (static_cast<size_t>(f.offset) + 4 > raw.size()) {
-        out += "?";
-        continue;
-      }
-      uint32_t loc = load<uint32_t>(raw.data() + f.offset);
-      uint32_t off = loc & 0xffff, len = loc >> 16;
-      if (static_cast<size_t>(off) + len > raw.size()) {
-        out += "?";
-        continue;
-      }
-      const char* p = reinterpret_cast<const char*>(raw.data() + off);
-      out.append(p, strnlen(p, len));
+      auto text = data_loc_string(f, raw);
+      out += text ? *text : "?";
       continue;
     }
     if (static_cast<size_t>(f.offset) + f.size > raw.size()) {

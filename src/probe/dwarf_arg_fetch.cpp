@@ -12,12 +12,17 @@ namespace {
 
 // A location: a register, plus a chain of dereferences with offsets
 // (innermost first), as perf's probe_trace_arg_ref list.
+// A static variable is `@NAME` with its first dereference written `@NAME+OFF`
+// (perf's synthesize_probe_trace_arg): the memory at the symbol.
 struct Fetch {
   std::string reg;
   std::vector<int64_t> refs;
+  uint64_t symbol_address = 0;  // reg is @NAME: the variable's link-time address
   std::string text() const {
     std::string s = reg;
-    for (int64_t off : refs) s = fmt::format("{:+d}({})", off, s);
+    size_t first = 0;
+    if (reg.starts_with("@") && !refs.empty()) s = fmt::format("{}{:+d}", reg, refs[first++]);
+    for (size_t i = first; i < refs.size(); ++i) s = fmt::format("{:+d}({})", refs[i], s);
     return s;
   }
 };
@@ -45,7 +50,14 @@ LocResult convert_location(Dwarf_Die* var, const FetchContext& ctx, Fetch* out) 
   if (!location_ops(var, ctx, &op, &nops)) return LocResult::Missing;
   bool ref = false;
   int64_t offs = 0;
-  if (op->atom == DW_OP_addr) return LocResult::Unsupported;  // globals: not yet
+  if (op->atom == DW_OP_addr) {  // a static or global variable, at a fixed address
+    if (out) {
+      out->reg = "@" + dwarf::die_name(var);
+      out->refs.push_back(0);
+      out->symbol_address = op->number;
+    }
+    return LocResult::Ok;
+  }
   if (op->atom == DW_OP_fbreg) {
     if (!ctx.frame_base) return LocResult::Unsupported;
     ref = true;
@@ -184,8 +196,6 @@ bool has_fetchable_location(Dwarf_Die* var, const FetchContext& ctx) {
 TraceArg fetch_variable(Dwarf_Die* var, const ProbeArgSpec& spec, const FetchContext& ctx) {
   Fetch fetch;
   std::string arg = spec.text();
-  if (dwarf_hasattr(var, DW_AT_external) && dwarf_tag(var) == DW_TAG_variable)
-    throw_runtime("probe: '{}' is a global variable: not supported yet (use @SYMBOL)", spec.var);
   switch (convert_location(var, ctx, &fetch)) {
     case LocResult::Ok: break;
     case LocResult::Missing:
@@ -210,6 +220,7 @@ TraceArg fetch_variable(Dwarf_Die* var, const ProbeArgSpec& spec, const FetchCon
   out.name = spec.name.empty() ? default_arg_name(spec) : spec.name;
   out.type = variable_type(&cur, spec.type, fetch, arg);
   out.fetch = fetch.text();
+  out.symbol_address = fetch.symbol_address;
   return out;
 }
 

@@ -42,8 +42,9 @@ class ProbeFinder {
   // -F: function names (the symbol table's, as perf lists them), filtered
   // by a glob ("" = every name not starting with '_').
   std::vector<std::string> functions(const std::string& filter) const;
-  // -V: perf's "Available variables at ..." text for each site of `def`.
-  std::string variables(const ProbeDefinition& def) const;
+  // -V: perf's "Available variables at ..." text for each site of `def`;
+  // `externs`: with the variables of the site's compilation unit.
+  std::string variables(const ProbeDefinition& def, bool externs = false) const;
   // -L: the function's source lines, probeable ones numbered from its
   // declaration line (perf's layout).
   std::string lines(const ProbeDefinition& def) const;

@@ -30,7 +30,7 @@ std::vector<std::string> ProbeFinder::functions(const std::string& filter) const
   return {names.begin(), names.end()};
 }
 
-std::string ProbeFinder::variables(const ProbeDefinition& def) const {
+std::string ProbeFinder::variables(const ProbeDefinition& def, bool externs) const {
   if (!impl_->dw) throw_runtime("probe: {} has no debug info (looked in {})", impl_->binary, looked_in());
   ProbeDefinition at = def;
   at.args.clear();  // perf shows the variables at the entry, not after the prologue
@@ -48,6 +48,11 @@ std::string ProbeFinder::variables(const ProbeDefinition& def) const {
       if (has_fetchable_location(d, ctx) || has_static_location(d, ctx))
         vars.insert(dwarf::type_name(d) + "\t" + dwarf::die_name(d));
     });
+    Dwarf_Die child;  // --externs: the unit's variables at fixed addresses (perf's die_find_child on the CU)
+    if (externs && dwarf_child(&site.cu, &child) == 0) do {
+        if (dwarf_tag(&child) == DW_TAG_variable && has_static_location(&child, ctx))
+          vars.insert(dwarf::type_name(&child) + "\t" + dwarf::die_name(&child));
+      } while (dwarf_siblingof(&child, &child) == 0);
     for (const auto& v : vars) out += "\t\t" + v + "\n";
   }
   return out;

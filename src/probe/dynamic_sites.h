@@ -4,9 +4,11 @@
 // arguments are written in the SDT argument language, so SdtExtension
 // attaches it with its BPF uprobe_multi link and reads its arguments in BPF:
 // nothing goes to tracefs, and nothing is left after exit, an error or
-// kill -9. What the BPF recipe can fetch: a register, or one memory read at
-// a register plus an offset (parameters at -O0 and -O2, `ptr->field` of a
-// pointer held in a register), as integers of 1 to 8 bytes.
+// kill -9. What the BPF recipe can fetch: a register, or memory at a
+// register plus an offset followed through up to SONDE_SDT_MAX_DEREFS more
+// pointers (`a->b->c`, `arr[N]`, at -O0 and -O2), as integers of 1 to 8
+// bytes or as a string (`:string`); the pointer reads and the string flag
+// are fields of SdtArg the SDT language itself has no words for.
 #pragma once
 
 #include <map>

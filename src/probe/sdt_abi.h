@@ -10,6 +10,13 @@
 
 #define SONDE_SDT_MAX_ARGS 12
 #define SONDE_SDT_NO_REG 0xff
+/* Pointer reads after the first memory read: `a->b->c` at -O0 is three
+ * reads (the frame slot, then two pointers), perf's `+8(+0(-24(%bp)))`. */
+#define SONDE_SDT_MAX_DEREFS 4
+/* A string argument reads at most this many bytes (with its NUL); strings
+ * follow the raw header, each in at most one slot, so they always fit. */
+#define SONDE_SDT_STR_MAX 256
+#define SONDE_SDT_STR_AREA (SONDE_SDT_STR_MAX * SONDE_SDT_MAX_ARGS)
 
 /* How the program obtains an argument's value. */
 enum sonde_sdt_arg_kind {
@@ -25,6 +32,9 @@ enum sonde_sdt_arg_kind {
 #define SONDE_SDT_TYPE_SIGNED 0x10
 #define SONDE_SDT_TYPE_FLOAT 0x20
 #define SONDE_SDT_TYPE_FAULT 0x40 /* the memory read failed: value is 0 */
+/* A NUL-terminated string read at the argument's final address (perf's
+ * `:string`): value = offset of its bytes after the header | length << 32. */
+#define SONDE_SDT_TYPE_STRING 0x80
 
 /* Registers are numbered by their u64 slot in x86-64 struct pt_regs. */
 struct sonde_sdt_arg_spec {
@@ -34,8 +44,12 @@ struct sonde_sdt_arg_spec {
   __u8 index;
   __u8 scale;
   __u8 shift;
-  __u16 pad;
+  __u8 nderefs; /* MEM: pointer reads after the first (SONDE_SDT_MAX_DEREFS at most) */
+  __u8 pad;
   __s64 disp;
+  /* MEM with nderefs: addr = *(u64 *)addr + derefs[j] for each j, then the
+   * final read (or string) at addr. */
+  __s32 derefs[SONDE_SDT_MAX_DEREFS];
 };
 
 struct sonde_sdt_site_spec {
@@ -55,6 +69,15 @@ struct sonde_sdt_raw {
   __u32 probe;  /* probe-name index */
   __u8 types[SONDE_SDT_MAX_ARGS];
   __u64 values[SONDE_SDT_MAX_ARGS];
+};
+
+/* The per-CPU buffer a hit is assembled in: the header, then the bytes of
+ * its string arguments (emitted as one RAW payload of 120 + used bytes). */
+struct sonde_sdt_scratch {
+  __u32 str_used;
+  __u32 pad;
+  struct sonde_sdt_raw raw;
+  __u8 str[SONDE_SDT_STR_AREA];
 };
 
 /* Program configuration (one-entry array). */

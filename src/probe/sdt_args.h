@@ -33,6 +33,9 @@ struct SdtArg {
   int64_t disp = 0;       // Imm: the value; Mem: displacement; RipMem: symbol vaddr + offset
   std::string symbol;     // RipMem: the symbol named
   uint64_t sym_addr = 0;  // RipMem: the symbol's link-time address
+  // Not in the SDT language; set for `sonde record -e probe:` (dynamic_sites.h):
+  std::vector<int32_t> derefs;  // Mem: pointer reads after the first, each adding its offset
+  bool is_string = false;       // Mem: a NUL-terminated string at the final address
 };
 
 // Resolves a symbol name to its link-time virtual address (nullopt if absent

@@ -30,8 +30,12 @@ static_assert(offsetof(UprobeMultiLinkAttr, cnt) == 48);
 static_assert(offsetof(UprobeMultiLinkAttr, um_flags) == 52);
 static_assert(offsetof(UprobeMultiLinkAttr, pid) == 56);
 // The BPF side is compiled by clang for another target: pin the shared layout.
-static_assert(sizeof(sonde_sdt_arg_spec) == 16);
-static_assert(sizeof(sonde_sdt_site_spec) == 8 + 16 * SONDE_SDT_MAX_ARGS);
+static_assert(sizeof(sonde_sdt_arg_spec) == 32);
+static_assert(offsetof(sonde_sdt_arg_spec, disp) == 8);
+static_assert(offsetof(sonde_sdt_arg_spec, derefs) == 16);
+static_assert(sizeof(sonde_sdt_site_spec) == 8 + 32 * SONDE_SDT_MAX_ARGS);
+static_assert(offsetof(sonde_sdt_scratch, raw) == 8);
+static_assert(offsetof(sonde_sdt_scratch, str) == 8 + sizeof(sonde_sdt_raw));
 static_assert(sizeof(sonde_sdt_raw) == 120);
 static_assert(offsetof(sonde_sdt_raw, site) == 4);
 static_assert(offsetof(sonde_sdt_raw, probe) == 8);

@@ -43,6 +43,7 @@ uint8_t type_byte(const SdtArg& a) {
   uint8_t t = a.size & SONDE_SDT_TYPE_SIZE_MASK;
   if (a.is_signed) t |= SONDE_SDT_TYPE_SIGNED;
   if (a.is_float) t |= SONDE_SDT_TYPE_FLOAT;
+  if (a.is_string) t |= SONDE_SDT_TYPE_STRING;
   return t;
 }
 
@@ -59,6 +60,8 @@ sonde_sdt_site_spec to_spec(const SdtSite& s, uint32_t probe) {
     o.scale = a.scale;
     o.shift = a.shift;
     o.disp = a.disp;
+    o.nderefs = static_cast<uint8_t>(std::min<size_t>(a.derefs.size(), SONDE_SDT_MAX_DEREFS));
+    std::copy_n(a.derefs.begin(), o.nderefs, o.derefs);
     switch (a.kind) {
       case ArgKind::Imm: o.kind = SONDE_SDT_ARG_IMM; break;
       case ArgKind::Reg: o.kind = SONDE_SDT_ARG_REG; break;

@@ -17,10 +17,20 @@ bool decode_sdt_values(std::span<const uint8_t> raw, std::vector<SdtValue>& out)
   sonde_sdt_raw r;
   std::memcpy(&r, raw.data(), sizeof r);
   if (r.magic != SONDE_SDT_MAGIC || r.version != 1 || r.nargs > SONDE_SDT_MAX_ARGS) return false;
+  const std::span<const uint8_t> strings = raw.subspan(sizeof r);
   for (unsigned i = 0; i < r.nargs; ++i) {
     const uint8_t t = r.types[i];
-    out.push_back({r.values[i], static_cast<uint8_t>(t & SONDE_SDT_TYPE_SIZE_MASK), (t & SONDE_SDT_TYPE_SIGNED) != 0,
-                   (t & SONDE_SDT_TYPE_FLOAT) != 0, (t & SONDE_SDT_TYPE_FAULT) != 0});
+    SdtValue v{r.values[i], static_cast<uint8_t>(t & SONDE_SDT_TYPE_SIZE_MASK), (t & SONDE_SDT_TYPE_SIGNED) != 0,
+               (t & SONDE_SDT_TYPE_FLOAT) != 0, (t & SONDE_SDT_TYPE_FAULT) != 0, false, {}};
+    if ((t & SONDE_SDT_TYPE_STRING) && !v.fault) {
+      // offset | length << 32 into the bytes after the header: never trusted
+      // beyond what the payload holds.
+      const uint64_t off = r.values[i] & 0xffffffffu, len = r.values[i] >> 32;
+      if (off > strings.size() || len > strings.size() - off) return false;
+      v.is_string = true;
+      v.text = std::string_view(reinterpret_cast<const char*>(strings.data() + off), len);
+    }
+    out.push_back(v);
   }
   return true;
 }
@@ -44,6 +54,7 @@ std::optional<std::string> format_sdt_raw(std::span<const uint8_t> raw) {
   for (size_t i = 0; i < values.size(); ++i) {
     const SdtValue& v = values[i];
     if (v.fault) out += fmt::format(" arg{}=?", i + 1);
+    else if (v.is_string) out += fmt::format(" arg{}=\"{}\"", i + 1, v.text);  // as the kernel prints strings
     else if (v.is_float && v.size == 4) out += fmt::format(" arg{}={}", i + 1, static_cast<float>(sdt_float(v)));
     else if (v.is_float && v.size == 8) out += fmt::format(" arg{}={}", i + 1, sdt_float(v));
     else if (v.is_signed) out += fmt::format(" arg{}={}", i + 1, static_cast<int64_t>(v.bits));  // sign-extended by the program

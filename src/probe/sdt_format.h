@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct SdtValue {
   uint8_t size = 0;    // bytes
   bool is_signed = false, is_float = false;
   bool fault = false;  // the memory read failed
+  bool is_string = false;
+  std::string_view text;  // is_string: the bytes (into the payload given to decode_sdt_values)
 };
 // The arguments of an SDT sample's RAW payload (at most 12), or false when
 // it is not a valid sonde SDT record.

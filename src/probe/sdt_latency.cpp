@@ -58,7 +58,8 @@ void SdtLatency::add(const format::Sample& s) {
   if (spec_.key_arg) {
     if (!decode_sdt_values(s.raw, values_) || values_.size() < spec_.key_arg || values_[spec_.key_arg - 1].fault)
       return;
-    key = values_[spec_.key_arg - 1].bits;
+    const SdtValue& k = values_[spec_.key_arg - 1];
+    key = k.is_string ? std::hash<std::string_view>{}(k.text) : k.bits;  // a string keys by its text
   }
   if (is_begin) {
     ++begins_;

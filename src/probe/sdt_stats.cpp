@@ -34,6 +34,8 @@ void SdtStats::add(const format::Sample& s) {
       continue;
     }
     const bool first = a.count++ == 0;
+    a.is_string = v.is_string;
+    if (v.is_string) continue;  // counted; strings have no min, max or histogram
     a.is_float = v.is_float;
     a.is_signed = v.is_signed;
     if (v.is_float) {
@@ -80,7 +82,9 @@ std::string SdtStats::format_json(const std::vector<std::string>& globs) const {
     nlohmann::json args = nlohmann::json::array();
     for (const Arg& a : p.args) {
       nlohmann::json j{{"count", a.count}, {"unreadable", a.faults}};
-      if (a.count && a.is_float) {
+      if (a.is_string) {
+        j["string"] = true;
+      } else if (a.count && a.is_float) {
         j["min"] = a.fmin, j["max"] = a.fmax, j["mean"] = a.fsum / static_cast<double>(a.count);
       } else if (a.count) {
         j["min"] = exact(a.min, a.is_signed), j["max"] = exact(a.max, a.is_signed);
@@ -114,8 +118,8 @@ std::string SdtStats::format(const std::vector<std::string>& globs) const {
       const Arg& a = p.args[i];
       fmt::format_to(it, "  arg{}: count {}", i + 1, a.count);
       if (a.faults) fmt::format_to(it, ", {} unreadable", a.faults);
-      if (a.count == 0) {
-        fmt::format_to(it, "\n");
+      if (a.count == 0 || a.is_string) {
+        fmt::format_to(it, "{}\n", a.is_string ? " (strings)" : "");
         continue;
       }
       if (a.is_float) {

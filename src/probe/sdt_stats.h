@@ -33,7 +33,7 @@ class SdtStats {
 
   struct Arg {
     uint64_t count = 0, faults = 0;
-    bool is_float = false, is_signed = false;
+    bool is_float = false, is_signed = false, is_string = false;
     __int128 min = 0, max = 0, sum = 0;
     double fmin = 0, fmax = 0, fsum = 0;
     Log2Hist hist;

@@ -14,6 +14,9 @@ struct TraceArg {
   std::string name;   // "" = the kernel names it argN
   std::string fetch;  // -24(%bp), +0(+16(%di)), $retval, %ax ...
   std::string type;   // s32, x64, string; "" = the kernel's default
+  // fetch starts at a static variable (@NAME+OFF): its link-time address,
+  // which the one-step route reads relative to the probe (not in tracefs).
+  uint64_t symbol_address = 0;
 };
 
 struct TraceProbe {

@@ -70,8 +70,9 @@ TEST(ProbeOneStep, WhatTheRecipeCannotFetchIsAUsageErrorBeforeAnyOutput) {
   TempDir dir;
   ProbeFixture bin(dir, "-O0");
   ASSERT_TRUE(bin.ok());
-  for (const std::string& def : {std::string("handle_request req->id"),  // two memory reads at -O0
-                                 std::string("handle_request req->name:string"), std::string("handle_reqest")}) {
+  for (const std::string& def : {std::string("handle_request flags:b4@0/32"),  // a bitfield
+                                 std::string("handle_request flags:string"),    // a string needs a pointer read
+                                 std::string("handle_reqest")}) {
     auto r = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
                 quoted("probe:" + bin.path() + ":" + def) + " -- " + quoted(bin.path()) + " 1");
     EXPECT_EQ(r.exit_code, 2) << def << "\n" << r.err;

@@ -98,6 +98,15 @@ TEST_P(ProbeRecord, ArgumentValuesEqualTheFixturesAndPerfRecords) {
   ASSERT_EQ(perf_rec.exit_code, 0) << perf_rec.err;
   auto theirs = sh("perf script -i " + quoted(dir / "perf.data") + " 2>&1");
   EXPECT_EQ(our_hits, hits(theirs.out, bin.group())) << theirs.out;
+
+  // sonde script prints a probe event's fields through its print fmt, as
+  // perf does ("(ADDR) id=100 name=\"alpha\"", "(FUNC <- RET) arg1=0xe"), on both recordings.
+  for (const char* data : {"sonde.data", "perf.data"}) {
+    auto perf_text = sh("perf script -F event,trace -i " + quoted(dir / data) + " 2>/dev/null");
+    auto sonde_text = sh(quoted(sonde_bin()) + " script -F event,trace -i " + quoted(dir / data));
+    ASSERT_EQ(sonde_text.exit_code, 0) << sonde_text.err;
+    EXPECT_EQ(sonde_text.out, perf_text.out) << data << ": " << first_difference(sonde_text.out, perf_text.out);
+  }
 }
 
 TEST(ProbeRecordInline, EveryInlinedCopyIsHit) {

@@ -10,12 +10,12 @@
 
 namespace sonde::test {
 
-ProbeFixture::ProbeFixture(const TempDir& dir, const std::string& flags) {
+ProbeFixture::ProbeFixture(const TempDir& dir, const std::string& flags, const std::string& source) {
   static std::atomic<int> counter{0};
   std::string name = "pa" + std::to_string(getpid()) + "x" + std::to_string(counter++);
   path_ = dir / name;
   group_ = "probe_" + name;
-  ok_ = compile_fixture("probe_args.c", path_, flags);
+  ok_ = compile_fixture(source, path_, flags);
 }
 
 ProbeFixture::~ProbeFixture() { delete_events(); }

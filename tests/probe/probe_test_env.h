@@ -14,9 +14,9 @@ namespace sonde::test {
 
 class ProbeFixture {
  public:
-  // Compiles tests/fixtures/probe_args.c with `flags` (-O0, -O2, "-g0"...)
+  // Compiles tests/fixtures/`source` with `flags` (-O0, -O2, "-g0"...)
   // into dir as pa<pid>x<n> (a group no other test uses).
-  ProbeFixture(const TempDir& dir, const std::string& flags);
+  ProbeFixture(const TempDir& dir, const std::string& flags, const std::string& source = "probe_args.c");
   ~ProbeFixture();  // deletes the group's events
   ProbeFixture(const ProbeFixture&) = delete;
   ProbeFixture& operator=(const ProbeFixture&) = delete;
