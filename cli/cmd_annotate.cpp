@@ -19,7 +19,7 @@ struct AnnotateArgs {
   std::string percent_type = "local-period";
   double percent_limit = 0;
   std::string style = "att";
-  std::string objdump;
+  std::string objdump, vmlinux, kcore;
   SymbolArgs symbols_from;
 };
 
@@ -42,7 +42,11 @@ void run(const AnnotateArgs& args) {
   o.percent_limit = args.percent_limit;
   o.skip_missing = args.skip_missing;
   o.inclusive = !args.no_inclusive;
+  check_elf_argument("-k", args.vmlinux, "a vmlinux with symbols");
+  check_elf_argument("--kcore", args.kcore, "a copy of /proc/kcore");
   o.symbolizer = args.symbols_from.options(o.input);
+  o.symbolizer.vmlinux_path = args.vmlinux;
+  if (!args.kcore.empty()) o.code.kcore_path = args.kcore, o.code.kcore_given = true;
   std::vector<std::string> notes;
   try {
     annotate::run_annotate(o, stdout, notes);
@@ -78,6 +82,9 @@ void register_annotate(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("--percent-limit", args->percent_limit, "Only symbols with at least this share of the event's period");
   cmd->add_option("-M,--disassembler-style", args->style, "att (default) or intel");
   cmd->add_option("--objdump", args->objdump, "Accepted for perf's scripts; sonde disassembles with capstone");
+  cmd->add_option("-k,--vmlinux", args->vmlinux, "Kernel code and symbols from this vmlinux (its build-id must match)");
+  cmd->add_option("--kcore", args->kcore,
+                  "Kernel code from this copy of /proc/kcore (default: /proc/kcore, when the recorded kernel runs)");
   args->symbols_from.add_to(cmd);
   cmd->callback([args] { run(*args); });
 }

@@ -116,16 +116,6 @@ report::ReportOptions report_options(const ReportArgs& a) {
   return ro;
 }
 
-void check_vmlinux(const std::string& path) {
-  if (path.empty()) return;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw_usage("-k {}: cannot read it: {}", path, errno_text(errno));
-  unsigned char magic[4] = {};
-  const bool elf = std::fread(magic, 1, 4, f) == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
-  std::fclose(f);
-  if (!elf) throw_usage("-k {}: not an ELF file (a vmlinux with symbols)", path);
-}
-
 void write_out(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
     throw_runtime("cannot write the report");
@@ -146,7 +136,7 @@ void report_store(const ReportArgs& a, const report::ReportOptions& ro, const st
 
 void run_report(const ReportArgs& a) {
   report::ReportOptions ro = report_options(a);
-  check_vmlinux(a.vmlinux);
+  check_elf_argument("-k", a.vmlinux, "a vmlinux with symbols");
   analysis::TimeSpec time;
   if (!a.time.empty()) time = analysis::TimeSpec::parse(a.time);
   const std::string input = a.input.empty() ? default_recording() : a.input;

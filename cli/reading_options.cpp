@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 
 #include "cache/buildid_cache.h"
@@ -10,6 +11,16 @@
 #include "util/error.h"
 
 namespace sonde::cli {
+
+void check_elf_argument(const char* flag, const std::string& path, const char* what) {
+  if (path.empty()) return;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw_usage("{} {}: cannot read it: {}", flag, path, errno_text(errno));
+  unsigned char magic[4] = {};
+  const bool elf = std::fread(magic, 1, 4, f) == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+  std::fclose(f);
+  if (!elf) throw_usage("{} {}: not an ELF file ({})", flag, path, what);
+}
 
 void SymbolArgs::add_to(CLI::App* cmd) {
   cmd->add_flag("--no-demangle", no_demangle, "Keep C++ names as in the symbol table");

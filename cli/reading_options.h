@@ -27,6 +27,10 @@ struct SymbolArgs {
   SymbolizerOptions options(const std::string& input) const;
 };
 
+// A usage error (exit 2) unless `path` is empty or a readable ELF file:
+// "-k PATH: not an ELF file (a vmlinux with symbols)".
+void check_elf_argument(const char* flag, const std::string& path, const char* what);
+
 // The recording read when -i is not given: sonde.data, or perf.data when
 // only that one exists in the current folder (a perf user's habit).
 std::string default_recording();

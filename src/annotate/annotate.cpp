@@ -72,6 +72,8 @@ void run_annotate(const AnnotateOptions& opts, std::FILE* out, std::vector<std::
   co.symbols = opts.symbols;
   co.dsos = opts.dsos;
   co.inclusive = opts.inclusive;
+  Annotator annotator(symbolizer, opts.syntax, opts.code);
+  co.kernel_sizes = annotator.vmlinux_symbols();
   auto events = collect_hists(opts.input, symbolizer, co, notes);
   for (const auto& name : opts.symbols) {
     bool found = std::any_of(events.begin(), events.end(), [&](const EventHists& ev) {
@@ -82,7 +84,6 @@ void run_annotate(const AnnotateOptions& opts, std::FILE* out, std::vector<std::
     if (!found && !opts.skip_missing) throw_not_in_recording(name, events);
     if (!found) notes.push_back(fmt::format("no samples in a symbol named '{}'", name));
   }
-  Annotator annotator(symbolizer, opts.syntax);
   SourceFiles sources;
   const bool lines = opts.print.source || opts.print.print_lines;
   for (const auto& ev : events) {

@@ -10,6 +10,7 @@
 #include "annotate/disassembler.h"
 #include "annotate/sample_hists.h"
 #include "annotate/stdio_printer.h"
+#include "annotate/symbol_code.h"
 #include "symbol/symbolizer.h"
 
 namespace sonde::annotate {
@@ -23,7 +24,8 @@ struct AnnotateOptions {
   double percent_limit = 0;  // of the event's period, as perf's --percent-limit
   bool skip_missing = false;
   bool inclusive = true;
-  SymbolizerOptions symbolizer;
+  SymbolizerOptions symbolizer;  // vmlinux_path: -k, the kernel's code and symbols
+  CodeOptions code;              // --kcore
 };
 
 // Reads the recording once (samples per symbol, call chains for the call

@@ -13,7 +13,7 @@
 #include "annotate/data_symbols.h"
 #include "annotate/disassembler.h"
 #include "annotate/sample_hists.h"
-#include "symbol/object_locator.h"
+#include "annotate/symbol_code.h"
 #include "symbol/symbolizer.h"
 
 namespace sonde::annotate {
@@ -44,6 +44,7 @@ struct AnnotatedInsn {
 struct AnnotatedSymbol {
   const SymbolHist* hist = nullptr;
   std::string object_path;  // the file the code was read from
+  std::string object_name;  // the object the header names (full path; -P)
   std::vector<AnnotatedInsn> insns;
   std::vector<SourcePlace> places;
 };
@@ -51,27 +52,26 @@ struct AnnotatedSymbol {
 class Annotator {
  public:
   // `symbolizer` names branch targets and gives the DWARF lines.
-  Annotator(Symbolizer& symbolizer, Syntax syntax);
+  Annotator(Symbolizer& symbolizer, Syntax syntax, CodeOptions code = {});
   ~Annotator();
 
   // Throws sonde::Error (runtime, one line) when the symbol has no code
   // sonde can read: object not found (and where it looked), build-id
-  // mismatch, kernel without a vmlinux, a symbol without bytes.
+  // mismatch, kernel with neither vmlinux nor kcore, a symbol without bytes.
   AnnotatedSymbol annotate(const SymbolHist& hist, bool with_lines);
+  // The -k vmlinux's symbols with their sizes (nullptr without one).
+  const SymbolTable* vmlinux_symbols() { return code_.vmlinux_symbols(); }
 
  private:
-  const ElfFile& binary_for(const SymbolHist& hist);
   std::string target_text(const SymbolHist& hist, const Instruction& insn);
-  std::string data_text(const ElfFile& bin, const SymbolHist& hist, uint64_t addr);
+  std::string data_text(const ElfFile* names, const SymbolHist& hist, uint64_t addr);
   void add_places(AnnotatedSymbol& out);
 
   Symbolizer& sym_;
   Disassembler disasm_;
-  NoteList notes_;
-  std::unique_ptr<BuildIdCache> cache_;
-  std::unique_ptr<ObjectLocator> locator_;
-  std::map<std::string, LocatedObject> binaries_;  // by build-id, else path
-  std::map<const ElfFile*, DataSymbols> data_;      // per binary, on first use
+  CodeFinder code_;
+  std::map<const ElfFile*, DataSymbols> data_;  // per file of names, on first use
+  uint64_t code_end_ = 0;                       // of the symbol being annotated
 };
 
 }  // namespace sonde::annotate

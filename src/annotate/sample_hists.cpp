@@ -37,9 +37,15 @@ bool HistCollector::name_wanted(std::string_view name) const {
   return std::find(opts_.symbols.begin(), opts_.symbols.end(), name) != opts_.symbols.end();
 }
 
+bool HistCollector::past_vmlinux_size(const analysis::Frame& f, const ResolvedSymbol& r) const {
+  if (!f.kernel || !opts_.kernel_sizes) return false;
+  const TableSymbol* t = opts_.kernel_sizes->find(r.symbol_addr);
+  return t && t->addr == r.symbol_addr && r.offset >= t->size;
+}
+
 SymbolHist* HistCollector::symbol_for(Event& ev, const analysis::Frame& f, uint32_t pid, uint64_t* offset) {
   const ResolvedSymbol& r = resolver_.resolve(f, pid);
-  if (!r.resolved()) return nullptr;
+  if (!r.resolved() || past_vmlinux_size(f, r)) return nullptr;
   ObjectHandle h = resolver_.handle(f, pid);
   uint64_t key = symbol_key(h, r.symbol_addr);
   auto [it, fresh] = ev.by_symbol.try_emplace(key, ev.hists.symbols.size());
@@ -49,8 +55,17 @@ SymbolHist* HistCollector::symbol_for(Event& ev, const analysis::Frame& f, uint3
     s.dso = r.dso;
     if (f.map) s.build_id = f.map->build_id, s.pid = pid;
     s.kernel = f.kernel;
+    if (f.kernel && s.build_id.empty()) {
+      // perf's files name the kernel's build-id in their header, not on
+      // the "[kernel.kallsyms]_text" mapping.
+      auto it = space_.header_build_ids().find("[kernel.kallsyms]");
+      if (it != space_.header_build_ids().end()) s.build_id = it->second;
+    }
     s.object = h;
-    s.symbol_addr = r.symbol_addr;
+    // A jitdump's table is by offset into the dump: the code runs at the
+    // sampled address less the offset into the symbol.
+    const bool jitdump = h.valid() && resolver_.symbolizer().info(h).kind == ObjectKind::kJitDump;
+    s.symbol_addr = jitdump ? f.addr - r.offset : r.symbol_addr;
     s.symbol_size = r.symbol_size;
     s.file_offset = f.file_offset - r.offset;
     ev.hists.symbols.push_back(std::move(s));

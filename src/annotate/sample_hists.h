@@ -14,6 +14,7 @@
 #include "analysis/frames.h"
 #include "analysis/symbol_resolver.h"
 #include "elf/build_id.h"
+#include "elf/symbol_table.h"
 #include "format/sample.h"
 
 namespace sonde::annotate {
@@ -61,6 +62,9 @@ struct CollectOptions {
   std::vector<std::string> symbols;  // only these names (empty: all)
   std::vector<std::string> dsos;     // only samples in these objects (path or file name)
   bool inclusive = true;             // walk call chains for the call instructions' cost
+  // A -k vmlinux's symbols: a kernel symbol ends where its ELF size says
+  // (samples past it, in padding, are in no symbol, as perf counts them).
+  const SymbolTable* kernel_sizes = nullptr;
 };
 
 class HistCollector {
@@ -78,6 +82,7 @@ class HistCollector {
   };
   bool dso_wanted(const analysis::Frame& f) const;
   bool name_wanted(std::string_view name) const;
+  bool past_vmlinux_size(const analysis::Frame& f, const ResolvedSymbol& r) const;
   SymbolHist* symbol_for(Event& ev, const analysis::Frame& f, uint32_t pid, uint64_t* offset);
   void note_unresolved(Event& ev, const analysis::Frame& f, uint32_t pid);
   void add_callers(Event& ev, uint32_t pid, uint64_t period);

@@ -79,7 +79,7 @@ std::vector<LineCost> line_summary(const AnnotatedSymbol& sym, const EventHists&
 namespace {
 
 void print_summary(const AnnotatedSymbol& sym, const EventHists& ev, const PrintOptions& opts, std::FILE* out) {
-  fmt::print(out, "\nSorted summary for file {}\n----------------------------------------------\n\n", sym.hist->dso);
+  fmt::print(out, "\nSorted summary for file {}\n----------------------------------------------\n\n", sym.object_name);
   auto lines = line_summary(sym, ev, opts, true);
   if (lines.empty()) fmt::print(out, " Nothing higher than {:1.1f}%\n", 0.5);
   for (const auto& l : lines) fmt::print(out, " {:7.2f} {}\n", l.percent, l.place);
@@ -135,7 +135,8 @@ void print_stdio(const AnnotatedSymbol& sym, const EventHists& ev, const PrintOp
   if (opts.print_lines) print_summary(sym, ev, opts, out);
   const std::string header =
       fmt::format(" {} |\tSource code & Disassembly of {} for {} ({} samples, percent: {})",
-                  opts.show_samples ? "Samples" : "Percent", opts.full_paths ? h.dso : file_name(h.dso), ev.event, h.self_total.samples,
+                  opts.show_samples ? "Samples" : "Percent",
+                  opts.full_paths ? sym.object_name : file_name(sym.object_name), ev.event, h.self_total.samples,
                   percent_type_text(opts.percent_type));
   fmt::print(out, "{}\n{}\n", header, std::string(header.size() + 5, '-'));
   const int addr_width =

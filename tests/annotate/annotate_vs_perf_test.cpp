@@ -14,27 +14,6 @@ namespace {
 // compare exactly.
 const char* const kPercentTypes[] = {"local-period", "global-period", "local-hits"};
 
-// Every annotation perf prints for a user-space object sonde prints too:
-// same header, same percentage at every address.
-void expect_same_percentages(const std::string& perf_text, const std::string& sonde_text, const std::string& what) {
-  auto theirs = parse_annotations(perf_text);
-  auto ours = parse_annotations(sonde_text);
-  ASSERT_FALSE(theirs.empty()) << what << "\n" << perf_text;
-  size_t compared = 0;
-  for (const auto& t : theirs) {
-    auto it = std::find_if(ours.begin(), ours.end(), [&](const Annotation& o) { return o.header == t.header; });
-    ASSERT_NE(it, ours.end()) << what << ": sonde has no annotation with perf's header\n" << t.header << "\nsonde:\n" << sonde_text;
-    for (const auto& [addr, pct] : t.percent) {
-      auto p = it->percent.find(addr);
-      ASSERT_NE(p, it->percent.end()) << what << ": no instruction at " << addr << " under " << t.header;
-      EXPECT_EQ(p->second, pct) << what << ": " << t.header << " at " << addr;
-    }
-    EXPECT_EQ(it->percent.size(), t.percent.size()) << what << ": " << t.header;
-    ++compared;
-  }
-  EXPECT_GT(compared, 0u);
-}
-
 void compare_all_types(const std::string& data, const std::string& perf_data, const std::vector<std::string>& symbol) {
   for (const char* type : kPercentTypes) {
     std::vector<std::string> perf_cmd = {"perf", "annotate", "--stdio", "-i", perf_data, "--percent-type", type};
