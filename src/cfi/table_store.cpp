@@ -5,6 +5,8 @@
 #include <chrono>
 
 #include "cfi/table_compiler.h"
+#include "elf/vdso.h"
+#include "util/mapped_path.h"
 #include "util/proc_maps.h"
 
 namespace sonde::cfi {
@@ -57,6 +59,24 @@ const ObjectTable& TableStore::object(const std::string& path, uint64_t dev, uin
   return it->second;
 }
 
+const ObjectTable& TableStore::vdso(uint64_t len) {
+  if (!vdso_) {
+    vdso_.emplace();
+    std::span<const uint8_t> own = own_vdso();
+    auto elf = own.empty() ? nullptr : ElfFile::from_memory({own.begin(), own.end()}, "[vdso]", nullptr);
+    ++totals_.objects;
+    if (elf) {
+      vdso_->opened = true;
+      vdso_->loads = elf->load_segments();
+      vdso_->table = load(*elf);
+    } else {
+      ++totals_.without_cfi;
+    }
+  }
+  // A mapping of another length is another ABI's vdso (a 32-bit process's).
+  return len == own_vdso().size() ? *vdso_ : no_table_;
+}
+
 namespace {
 
 // The link-time address of file offset `offset` in an object's segments.
@@ -73,9 +93,10 @@ std::optional<sonde_cfi_process> process_mappings(pid_t pid, TableStore& store) 
   if (!text) return std::nullopt;
   sonde_cfi_process p{};
   for_each_maps_line(*text, [&](const MapsLine& m) {
-    if (!m.executable() || !m.is_path() || m.deleted() || p.count >= SONDE_CFI_MAX_MAPPINGS) return;
-    const ObjectTable& o =
-        store.object(path_in_process(pid, m.path), makedev(m.dev_major, m.dev_minor), m.inode);
+    const bool vdso = classify_mapped_path(m.path) == MappedPath::kVdso;
+    if (!m.executable() || (!m.is_path() && !vdso) || m.deleted() || p.count >= SONDE_CFI_MAX_MAPPINGS) return;
+    const ObjectTable& o = vdso ? store.vdso(m.end - m.start)
+                                : store.object(path_in_process(pid, m.path), makedev(m.dev_major, m.dev_minor), m.inode);
     auto vaddr = vaddr_of(o.loads, m.offset);
     sonde_cfi_mapping& out = p.m[p.count++];
     out.start = m.start;

@@ -50,6 +50,10 @@ class TableStore {
   // The object at `path` (a path this process can open), known by its file
   // (dev, ino): compiled and loaded the first time it is seen.
   const ObjectTable& object(const std::string& path, uint64_t dev, uint64_t ino);
+  // The vdso of a process that maps `len` bytes of it: this process's own
+  // image (every 64-bit process on this kernel maps the same one), compiled
+  // once; no table when the length differs (another ABI's image).
+  const ObjectTable& vdso(uint64_t len);
   const TableTotals& totals() const { return totals_; }
 
  private:
@@ -59,13 +63,16 @@ class TableStore {
   uint32_t max_tables_, max_rows_;
   std::map<std::pair<uint64_t, uint64_t>, ObjectTable> by_file_;
   std::map<std::string, uint32_t> by_build_id_;  // hex build-id -> table index
+  std::optional<ObjectTable> vdso_;                  // compiled on first use
+  ObjectTable no_table_;
   uint32_t next_row_ = 0;
   TableTotals totals_;
 };
 
-// The executable file mappings of process `pid` (its /proc/PID/maps) with
-// their tables, sorted; nullopt when the process is gone. [vdso], anonymous
-// and deleted mappings are left out: the program walks them by frame pointer.
+// The executable file mappings of process `pid` (its /proc/PID/maps) and
+// its [vdso] with their tables, sorted; nullopt when the process is gone.
+// Anonymous and deleted mappings are left out: the program walks them by
+// frame pointer.
 std::optional<sonde_cfi_process> process_mappings(pid_t pid, TableStore& store);
 
 }  // namespace sonde::cfi

@@ -172,6 +172,40 @@ TEST(CfiRecord, AttachesToARunningProcess) {
   EXPECT_GE(whole * 100, sorting * 98) << whole << " of " << sorting;
 }
 
+// Samples taken in the vdso (clock_gettime) unwind through libc's wrapper
+// to spin() and main. The vdso's own .eh_frame now gives its rows (the
+// table itself: CfiTableStore.TheVdsoMappingGetsTheVdsosTable); the vdso
+// also keeps rbp, so a frame-pointer step got most of these right before,
+// all but the samples in a prologue or an epilogue. The first
+// milliseconds, before the process's tables are loaded, walk by frame
+// pointer too: the bound is a majority, not all.
+TEST(CfiRecord, VdsoSamplesUnwindThroughTheVdsosOwnCfi) {
+  TempDir dir;
+  const std::string bin = dir / "vdso_spin", data = dir / "vdso.data";
+  ASSERT_TRUE(compile_fixture("vdso_spin.c", bin, "-O2"));
+  auto r = run({sonde_bin(), "record", "-q", "--call-graph", "cfi", "-o", data, "--", bin, "30000000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto s = run({sonde_bin(), "script", "-i", data, "-F", "ip,sym,dso"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  size_t in_vdso = 0, to_main = 0;
+  std::string sample;
+  auto count = [&] {
+    const size_t first = sample.find('\n');
+    if (first != std::string::npos && sample.substr(0, first).find("([vdso])") != std::string::npos) {
+      ++in_vdso;
+      to_main += sample.find(" spin (") != std::string::npos && sample.find(" main (") != std::string::npos;
+    }
+    sample.clear();
+  };
+  for (const auto& l : lines(s.out)) {
+    if (l.empty()) count();
+    else sample += l + "\n";
+  }
+  count();
+  ASSERT_GE(in_vdso, 100u) << "the fixture's time is in the vdso";
+  EXPECT_GT(to_main * 2, in_vdso) << to_main << " of " << in_vdso << " vdso samples reach spin and main";
+}
+
 TEST(CfiRecord, BadModeIsAUsageError) {
   TempDir dir;
   auto r = run({sonde_bin(), "record", "--call-graph", "cfii", "-o", dir / "x.data", "--", "true"});

@@ -6,6 +6,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,8 @@
 
 #include "cfi/eh_frame_hdr.h"
 #include "cfi/table_compiler.h"
+#include "cfi/table_store.h"
+#include "elf/vdso.h"
 #include "elf/elf_file.h"
 
 namespace sonde::cfi {
@@ -63,10 +66,17 @@ struct Agreement {
   std::string first_mismatch;
 };
 
+Agreement compare_with_libdw(const ElfFile* elf, const std::string& path, const std::string& why);
+
 Agreement compare_with_libdw(const std::string& path) {
-  Agreement a;
   std::string why;
   auto elf = ElfFile::open(path, &why);
+  return compare_with_libdw(elf.get(), path, why);
+}
+
+Agreement compare_with_libdw(const ElfFile* elf, const std::string& path, const std::string& opened) {
+  Agreement a;
+  std::string why = opened;
   if (!elf) {
     ADD_FAILURE() << path << ": " << why;
     return a;
@@ -113,6 +123,42 @@ TEST(CfiTableCompiler, AgreesWithLibdwOnPython) {
   Agreement a = compare_with_libdw("/usr/bin/python3.11");
   EXPECT_EQ(a.mismatches, 0u) << a.first_mismatch;
   EXPECT_GT(a.covered, 100000u);
+}
+
+// The vdso's own .eh_frame, compiled from this process's image in memory
+// (the recorder's source for every process's [vdso]).
+TEST(CfiTableCompiler, AgreesWithLibdwOnTheVdso) {
+  std::span<const uint8_t> own = own_vdso();
+  ASSERT_FALSE(own.empty()) << "no [vdso] in /proc/self/maps";
+  std::string why;
+  auto elf = ElfFile::from_memory({own.begin(), own.end()}, "[vdso]", &why);
+  Agreement a = compare_with_libdw(elf.get(), "[vdso]", why);
+  EXPECT_EQ(a.mismatches, 0u) << a.first_mismatch;
+  EXPECT_GT(a.covered, 20u);
+}
+
+// A process's [vdso] mapping gets that table (it used to be left to the
+// frame-pointer walk), placed at the mapping.
+TEST(CfiTableStore, TheVdsoMappingGetsTheVdsosTable) {
+  size_t loaded_rows = 0;
+  TableStore store([&](uint32_t, const sonde_cfi_table&, std::span<const uint64_t> rows) {
+    loaded_rows += rows.size();
+    return true;
+  }, 64, 1 << 22);
+  auto p = process_mappings(::getpid(), store);
+  ASSERT_TRUE(p.has_value());
+  const auto start = reinterpret_cast<uint64_t>(own_vdso().data());
+  bool found = false;
+  for (uint32_t i = 0; i < p->count; ++i)
+    if (p->m[i].start == start) {
+      found = true;
+      EXPECT_NE(p->m[i].table, SONDE_CFI_NO_TABLE);
+      EXPECT_EQ(p->m[i].bias, start) << "the vdso is linked at 0";
+    }
+  EXPECT_TRUE(found) << "no mapping at the vdso's address";
+  EXPECT_GT(loaded_rows, 0u);
+  EXPECT_EQ(&store.vdso(own_vdso().size()), &store.vdso(own_vdso().size())) << "compiled once";
+  EXPECT_EQ(store.vdso(own_vdso().size() + 4096).table, SONDE_CFI_NO_TABLE) << "another ABI's image";
 }
 
 TEST(CfiTableCompiler, FindsThePltAndTheOutermostFrame) {
