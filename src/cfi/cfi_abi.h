@@ -22,6 +22,16 @@
 #define SONDE_CFA_PLT 3         /* PLT stubs: CFA = rsp + 8 + ((rip & 15) >= offset ? 8 : 0) */
 #define SONDE_CFA_UNSUPPORTED 4 /* another rule (an expression, another register): the walk stops */
 #define SONDE_CFA_END 5         /* the return address is undefined: the outermost frame */
+#define SONDE_CFA_SIGNAL 6      /* a signal trampoline ('S' FDE, __restore_rt): the interrupted
+                                   context's rip, rsp and rbp are in the ucontext at rsp */
+
+/* x86-64's rt_sigframe as the trampoline sees it (the handler's return
+ * address popped): the ucontext at rsp; uc_mcontext's gregs 40 bytes in
+ * (uc_flags, uc_link, uc_stack), rbp, rsp and rip at gregs 10, 15, 16. */
+#define SONDE_UC_GREGS 40
+#define SONDE_GREG_RBP 10
+#define SONDE_GREG_RSP 15
+#define SONDE_GREG_RIP 16
 
 #define SONDE_RBP_SAME 0  /* rbp unchanged in this frame */
 #define SONDE_RBP_SAVED 1 /* rbp saved at CFA - 8 * n */

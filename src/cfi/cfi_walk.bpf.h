@@ -72,7 +72,7 @@ struct walk {
   __u32 stop;  /* SONDE_STOP_* */
   __u32 flags; /* SONDE_CFI_SAMPLE_* */
   __u32 cfi_frames, fp_frames;
-  __u32 pad;
+  __u32 exact_pc; /* pc is an interrupted instruction (after a signal frame), not a return address */
 };
 
 struct {
@@ -162,7 +162,7 @@ static __always_inline __u64 rule_for(struct walk_ref *ref, __u64 index) {
   }
   if (m->table == SONDE_CFI_NO_TABLE) return none; /* an object without CFI */
   /* A return address is just after its call: look up the call itself. */
-  __u64 lookup = index ? w->pc - 1 : w->pc;
+  __u64 lookup = index && !w->exact_pc ? w->pc - 1 : w->pc;
   return find_row(m->table, lookup - m->bias);
 }
 
@@ -186,12 +186,45 @@ static __always_inline __u64 cfa_of(struct walk *w, __u64 row, __u32 *rbp_slot) 
   return 0;
 }
 
+/* Through a signal trampoline: the interrupted context's registers from the
+ * ucontext at sp (SONDE_CFA_SIGNAL); its pc is the instruction the signal
+ * interrupted, looked up as it is. 1 to stop. */
+static __always_inline long signal_step(struct walk_ref *ref) {
+  struct walk *w = ref->w;
+  __u64 gregs = w->sp + SONDE_UC_GREGS, ip = 0, sp = 0, bp = 0;
+  if (bpf_probe_read_user(&ip, sizeof ip, (void *)(gregs + 8 * SONDE_GREG_RIP)) != 0 ||
+      bpf_probe_read_user(&sp, sizeof sp, (void *)(gregs + 8 * SONDE_GREG_RSP)) != 0 ||
+      bpf_probe_read_user(&bp, sizeof bp, (void *)(gregs + 8 * SONDE_GREG_RBP)) != 0) {
+    w->stop = SONDE_STOP_READ;
+    return 1;
+  }
+  if (ip == 0) {
+    w->stop = SONDE_STOP_ROOT;
+    return 1;
+  }
+  __u32 at = w->n;
+  if (at >= SONDE_CFI_MAX_FRAMES) {
+    w->stop = SONDE_STOP_DEPTH;
+    return 1;
+  }
+  ref->ips[at] = ip;
+  w->n++;
+  w->cfi_frames++;
+  w->pc = ip;
+  w->sp = sp;
+  w->bp = bp;
+  w->exact_pc = 1;
+  return 0;
+}
+
 /* One frame up; 1 to stop. */
 static long step(__u64 index, void *ctx) {
   struct walk_ref *ref = ctx;
   struct walk *w = ref->w;
   __u32 slot = 0;
-  __u64 cfa = cfa_of(w, rule_for(ref, index), &slot);
+  __u64 row = rule_for(ref, index);
+  if (SONDE_ROW_CFA(row) == SONDE_CFA_SIGNAL) return signal_step(ref);
+  __u64 cfa = cfa_of(w, row, &slot);
   if (!cfa) return 1;
   __u64 ra = 0, bp = w->bp;
   if (cfa <= w->sp) {
@@ -217,6 +250,7 @@ static long step(__u64 index, void *ctx) {
   w->pc = ra;
   w->sp = cfa;
   w->bp = bp;
+  w->exact_pc = 0;
   return 0;
 }
 
@@ -241,6 +275,7 @@ static __always_inline struct walk *sonde_cfi_walk_user(__u64 *ips, __u32 first,
   w->flags = 0;
   w->cfi_frames = 0;
   w->fp_frames = 0;
+  w->exact_pc = 0;
   if (first >= SONDE_CFI_MAX_FRAMES) {
     w->stop = SONDE_STOP_DEPTH;
     return w;

@@ -117,7 +117,9 @@ void compile_fde(Dwarf_CFI* cfi, uint64_t start, uint64_t next, UnwindTable& t) 
     Dwarf_Addr lo = 0, hi = 0;
     bool signal = false;
     if (dwarf_frame_info(frame.get(), &lo, &hi, &signal) < 0 || hi <= addr) break;
-    Rule r = rule_of(frame.get());
+    // A signal trampoline's rules are expressions over the saved context;
+    // the walker reads that context itself (SONDE_CFA_SIGNAL).
+    Rule r = signal ? Rule{SONDE_CFA_SIGNAL} : rule_of(frame.get());
     ++t.stats.ranges;
     if (r.cfa == SONDE_CFA_UNSUPPORTED) ++t.stats.unsupported;
     if (r.cfa == SONDE_CFA_PLT) ++t.stats.plt;

@@ -39,6 +39,17 @@ size_t announced_count(const std::string& err, const std::string& what) {
   return std::stoul(err.substr(start + 1, end - start - 1));
 }
 
+// `script -F ip,sym,dso`'s samples, each its frame lines (leaf first).
+std::vector<std::string> split_samples(const std::string& text) {
+  std::vector<std::string> out(1);
+  for (const auto& l : lines(text)) {
+    if (!l.empty()) out.back() += l + "\n";
+    else if (!out.back().empty()) out.emplace_back();
+  }
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
 Reach root_reach(const std::string& data) {
   auto r = run({sonde_bin(), "script", "-i", data, "-F", "comm,pid,tid,period,event,ip,sym"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -188,22 +199,38 @@ TEST(CfiRecord, VdsoSamplesUnwindThroughTheVdsosOwnCfi) {
   auto s = run({sonde_bin(), "script", "-i", data, "-F", "ip,sym,dso"});
   ASSERT_EQ(s.exit_code, 0) << s.err;
   size_t in_vdso = 0, to_main = 0;
-  std::string sample;
-  auto count = [&] {
-    const size_t first = sample.find('\n');
-    if (first != std::string::npos && sample.substr(0, first).find("([vdso])") != std::string::npos) {
-      ++in_vdso;
-      to_main += sample.find(" spin (") != std::string::npos && sample.find(" main (") != std::string::npos;
-    }
-    sample.clear();
-  };
-  for (const auto& l : lines(s.out)) {
-    if (l.empty()) count();
-    else sample += l + "\n";
+  for (const auto& sample : split_samples(s.out)) {
+    if (sample.substr(0, sample.find('\n')).find("([vdso])") == std::string::npos) continue;
+    ++in_vdso;
+    to_main += sample.find(" spin (") != std::string::npos && sample.find(" main (") != std::string::npos;
   }
-  count();
   ASSERT_GE(in_vdso, 100u) << "the fixture's time is in the vdso";
   EXPECT_GT(to_main * 2, in_vdso) << to_main << " of " << in_vdso << " vdso samples reach spin and main";
+}
+
+// Samples in a signal handler unwind through the kernel's signal frame: at
+// libc's trampoline ('S' FDE) the walker reads the interrupted rip, rsp and
+// rbp from the ucontext on the stack, and goes on from the interrupted
+// instruction (work()) to main. Before, the trampoline's rule was an
+// unsupported expression and every such chain stopped there.
+TEST(CfiRecord, SignalHandlerSamplesUnwindThroughTheSignalFrame) {
+  TempDir dir;
+  const std::string bin = dir / "signal_spin", data = dir / "signal.data";
+  ASSERT_TRUE(compile_fixture("signal_spin.c", bin, "-O2"));
+  auto r = run({sonde_bin(), "record", "-q", "--call-graph", "cfi", "-o", data, "--", bin});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto s = run({sonde_bin(), "script", "-i", data, "-F", "ip,sym,dso"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  size_t in_handler = 0, to_main = 0;
+  for (const auto& sample : split_samples(s.out)) {
+    const size_t handler = sample.find(" on_tick (");
+    if (handler == std::string::npos) continue;
+    ++in_handler;
+    const size_t work = sample.find(" work (", handler);
+    to_main += work != std::string::npos && sample.find(" main (", work) != std::string::npos;
+  }
+  ASSERT_GE(in_handler, 100u) << "the fixture's time is in its handler";
+  EXPECT_GT(to_main * 2, in_handler) << to_main << " of " << in_handler << " handler samples reach work and main";
 }
 
 TEST(CfiRecord, BadModeIsAUsageError) {

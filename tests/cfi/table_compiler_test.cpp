@@ -28,6 +28,12 @@ std::optional<Rule> libdw_rule(Dwarf_CFI* cfi, uint64_t addr) {
   Dwarf_Frame* f = nullptr;
   if (dwarf_cfi_addrframe(cfi, addr, &f) != 0) return std::nullopt;
   Rule r;
+  Dwarf_Addr lo = 0, hi = 0;
+  bool signal = false;
+  if (dwarf_frame_info(f, &lo, &hi, &signal) >= 0 && signal) {  // the walker reads the saved context
+    std::free(f);
+    return Rule{SONDE_CFA_SIGNAL};
+  }
   Dwarf_Op mem[3];
   Dwarf_Op* ops = nullptr;
   size_t n = 0;

@@ -9,8 +9,10 @@
 #include <fstream>
 #include <sstream>
 #include <map>
+#include <set>
 #include <regex>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.h"
@@ -127,9 +129,13 @@ nlohmann::json page_data(const std::string& html) {
 
 // sonde's off-CPU samples, the page's timeline and sched timehist measure the
 // same intervals: a thread that sleeps 20 x 5 ms, recorded system-wide with
-// the scheduler tracepoints and --off-cpu in one file. Each view's total
-// time off CPU for that thread is timehist's total wait time (to 1%:
-// timehist prints microseconds, and each view stamps the switch itself).
+// the scheduler tracepoints and --off-cpu in one file. Every wait timehist
+// reports for the thread is one of its off-CPU samples (to 5 µs: timehist
+// prints microseconds, and each stamps the same switch itself), and the
+// page's off-CPU intervals are those samples exactly. (The thread's last
+// switch-out, at its exit, can come after the recording stopped: timehist
+// then lacks the last interval, which the off-CPU sample, stamped at the
+// switch-in, has.)
 TEST_F(Sched, OffCpuTimeAndThePagesTimelineAreTimehistsWaitTime) {
   const std::string naps = *dir_ / "sched_naps", data = *dir_ / "naps.data", page = *dir_ / "naps.html";
   ASSERT_TRUE(compile_fixture("sched_naps.c", naps, "-O1"));
@@ -140,27 +146,36 @@ TEST_F(Sched, OffCpuTimeAndThePagesTimelineAreTimehistsWaitTime) {
   auto th = run({sonde_bin(), "sched", "timehist", "-i", data});
   ASSERT_EQ(th.exit_code, 0) << th.err;
   std::regex row(R"(^ +[0-9.]+ \[[0-9]+\] +sched_naps\[([0-9]+)\] +([0-9.]+) +([0-9.]+) +([0-9.]+) *$)");
-  double wait_ms = 0;
+  std::vector<double> waits_ms;
   std::string tid;
-  size_t switches = 0;
   for (const auto& l : lines(th.out)) {
     std::smatch m;
     if (!std::regex_match(l, m, row)) continue;
-    tid = m[1], wait_ms += std::stod(m[2]), ++switches;
+    tid = m[1];
+    if (std::stod(m[2]) >= 1.0) waits_ms.push_back(std::stod(m[2]));  // the sleeps (each at least 5 ms)
   }
-  ASSERT_GE(switches, 20u) << th.out;
-  EXPECT_GE(wait_ms, 100.0) << "20 sleeps of at least 5 ms each";
-  // The off-CPU samples of that thread (blocked and runnable).
+  ASSERT_GE(waits_ms.size(), 19u) << th.out;
+  // The thread's off-CPU samples (blocked and runnable), in ns.
   auto sc = run({sonde_bin(), "script", "-i", data, "-F", "tid,event,period"});
   ASSERT_EQ(sc.exit_code, 0) << sc.err;
-  double offcpu_ms = 0;
+  std::multiset<uint64_t> offcpu_ns;
   for (const auto& l : lines(sc.out)) {
     std::istringstream f(l);
     std::string t, period, event;
     f >> t >> period >> event;
-    if (t == tid && event.starts_with("offcpu-time")) offcpu_ms += std::stod(period) / 1e6;
+    if (t == tid && event.starts_with("offcpu-time")) offcpu_ns.insert(std::stoull(period));
   }
-  EXPECT_NEAR(offcpu_ms, wait_ms, wait_ms / 100) << "off-CPU samples vs timehist";
+  // Shortest first, each to the shortest sample within 5 µs: a greedy match
+  // that cannot leave a wait unmatched when some pairing matches it.
+  std::sort(waits_ms.begin(), waits_ms.end());
+  std::multiset<uint64_t> unmatched = offcpu_ns;
+  std::string missing;
+  for (double w : waits_ms) {
+    auto near = unmatched.lower_bound(static_cast<uint64_t>((w - 0.005) * 1e6));
+    if (near != unmatched.end() && static_cast<double>(*near) <= (w + 0.005) * 1e6) unmatched.erase(near);
+    else missing += fmt::format(" {:.3f}", w);
+  }
+  EXPECT_EQ(missing, "") << "timehist waits (ms) with no off-CPU sample of that length";
   // The page's timeline: its off-CPU intervals (end, length, thread, event) of that thread.
   auto c = run({sonde_bin(), "convert", "-i", data, "--to", "html", "-o", page});
   ASSERT_EQ(c.exit_code, 0) << c.err;
@@ -173,11 +188,11 @@ TEST_F(Sched, OffCpuTimeAndThePagesTimelineAreTimehistsWaitTime) {
   for (size_t i = 0; i < d["threads"].size(); ++i)
     if (std::to_string(d["threads"][i][1].get<int64_t>()) == tid) thread = int64_t(i);
   ASSERT_GE(thread, 0) << d["threads"].dump();
-  double page_ms = 0;
+  std::multiset<uint64_t> page_ns;
   const auto& spans = d["offcpu"];
   for (size_t i = 0; i + 3 < spans.size(); i += 4)
-    if (spans[i + 2].get<int64_t>() == thread) page_ms += spans[i + 1].get<double>() / 1e6;
-  EXPECT_NEAR(page_ms, wait_ms, wait_ms / 100) << "the page's timeline vs timehist";
+    if (spans[i + 2].get<int64_t>() == thread) page_ns.insert(spans[i + 1].get<uint64_t>());
+  EXPECT_EQ(page_ns, offcpu_ns) << "the page's intervals are the off-CPU samples";
 }
 
 }  // namespace
