@@ -1,5 +1,6 @@
 // The page's annotate view (convert --to html) in headless Chromium: a
-// click on the hot function, then the Annotate tab, shows its instructions
+// click on the hot function (top table, flame graph, bottom-up table), then
+// the Annotate tab, shows its instructions
 // and lines; the hottest line is `sonde annotate -l`'s, the call in caller()
 // shows the cost below it, and a range selection changes the figures.
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ TEST(AnnotatePage, ClickingTheHotFunctionShowsItsLinesAndInstructions) {
     if (hottest.empty() && l.find("annotate_loop.c:") != std::string::npos) hottest = l.substr(l.find("annotate_loop.c:"));
   ASSERT_FALSE(hottest.empty()) << text.out;
 
-  auto b = sh("NODE_PATH=" + modules + " node " + js + "/annotate_browser.js " + (dir / "r.html") + " hot_loop");
+  auto b = sh("NODE_PATH=" + modules + " node " + js + "/annotate_browser.js " + (dir / "r.html") + " hot_loop views");
   ASSERT_EQ(b.exit_code, 0) << b.err;
   auto seen = nlohmann::json::parse(b.out);
   EXPECT_EQ(seen["view"], "annotate") << b.out;
@@ -47,6 +48,9 @@ TEST(AnnotatePage, ClickingTheHotFunctionShowsItsLinesAndInstructions) {
   for (const auto& l : seen["afterDrag"]["lines"]) part += l["percent"].get<double>();
   EXPECT_GT(whole, 95.0) << b.out;  // hot_loop is nearly every sample
   EXPECT_GT(part, 0.0) << b.out;
+  // A click on the function in the flame graph or the bottom-up table opens it too.
+  EXPECT_EQ(seen["fromView"]["flame"], "hot_loop") << b.out;
+  EXPECT_EQ(seen["fromView"]["bottomup"], "hot_loop") << b.out;
 
   auto c = sh("NODE_PATH=" + modules + " node " + js + "/annotate_browser.js " + (dir / "r.html") + " caller");
   ASSERT_EQ(c.exit_code, 0) << c.err;
