@@ -4,7 +4,8 @@
 // table (key 5), then the Annotate tab (key 6); then a drag over the first
 // tenth of the timeline. Prints one JSON object: what the view showed.
 // usage: NODE_PATH=tests/convert/js/node_modules node annotate_browser.js PAGE.html FUNCTION [views]
-// (views: also open FUNCTION from the flame graph and the bottom-up table)
+// (views: also open FUNCTION from the flame graph and the bottom-up table;
+// threads TID_OWN TID_OTHER: then select each thread by its label)
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -12,7 +13,7 @@ const path = require('path');
 const { chromium } = require('playwright-core');
 
 async function main() {
-  const [pagePath, fn, views] = process.argv.slice(2);
+  const [pagePath, fn, views, tidOwn, tidOther] = process.argv.slice(2);
   const exe = process.env.SONDE_CHROMIUM || '/usr/bin/chromium';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sonde-chromium-'));
   const browser = await chromium.launchPersistentContext(dir, {
@@ -65,6 +66,16 @@ async function main() {
       await page.keyboard.press('6');
       const seen = await page.evaluate(() => window.sondePage.annotate());
       out.fromView[name] = seen ? seen.name : null;
+    }
+    if (views === 'threads') {
+      await page.locator('#title').click();
+      await page.keyboard.press('a');
+      await page.locator(`.lab.lane[data-tid="${tidOther}"]`).click();
+      await page.keyboard.press('6');
+      out.otherThread = await page.evaluate(() => window.sondePage.annotate());
+      await page.locator(`.lab.lane[data-tid="${tidOwn}"]`).click();
+      await page.keyboard.press('6');
+      out.ownThread = await page.evaluate(() => window.sondePage.annotate());
     }
     out.errors = errors;
   } finally {
