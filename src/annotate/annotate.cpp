@@ -9,6 +9,7 @@
 #include "analysis/recording_walker.h"
 #include "analysis/symbol_resolver.h"
 #include "analysis/unwind_policy.h"
+#include "cache/buildid_cache.h"
 #include "util/error.h"
 
 namespace sonde::annotate {
@@ -56,11 +57,17 @@ namespace {
 
 // A named symbol without samples: say so, and which objects had samples
 // sonde could not name (not found, mismatched), since it may be in one.
-[[noreturn]] void throw_not_in_recording(const std::string& name, const std::vector<EventHists>& events) {
+[[noreturn]] void throw_not_in_recording(const std::string& name, const std::vector<EventHists>& events,
+                                         const SymbolizerOptions& so) {
+  std::unique_ptr<BuildIdCache> cache;
+  if (so.use_cache) cache = std::make_unique<BuildIdCache>(BuildIdCache::default_root(so.cache_root));
   std::string why;
   for (const auto& ev : events)
-    for (const auto& u : ev.unresolved)
-      if (why.size() < 400) why += fmt::format("; {} samples in {}: {}", u.samples, u.dso, u.why);
+    for (const auto& u : ev.unresolved) {
+      if (why.size() >= 400) break;
+      why += fmt::format("; {} samples in {}: {}", u.samples, u.dso, u.why);
+      if (u.not_found) why += fmt::format(" (looked in {})", places_looked(u.dso, u.build_id, u.pid, cache.get()));
+    }
   throw_runtime("annotate: no samples in a symbol named '{}' in the recording{}", name, why);
 }
 
@@ -81,7 +88,7 @@ void run_annotate(const AnnotateOptions& opts, std::FILE* out, std::vector<std::
         return s.name == name && (s.self_total.samples || s.children_total.samples);
       });
     });
-    if (!found && !opts.skip_missing) throw_not_in_recording(name, events);
+    if (!found && !opts.skip_missing) throw_not_in_recording(name, events, opts.symbolizer);
     if (!found) notes.push_back(fmt::format("no samples in a symbol named '{}'", name));
   }
   SourceFiles sources;

@@ -83,6 +83,8 @@ void HistCollector::note_unresolved(Event& ev, const analysis::Frame& f, uint32_
     if (h.valid()) {
       const ObjectInfo& info = resolver_.symbolizer().info(h);
       u.why = !info.note.empty() ? info.note : std::string(reason_text(info.reason));
+      u.not_found = info.reason == Reason::kNotFound;
+      if (f.map) u.build_id = f.map->build_id, u.pid = pid;
     } else {
       u.why = "no mapping holds the address";
     }

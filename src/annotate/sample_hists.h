@@ -47,6 +47,9 @@ struct SymbolHist {
 struct UnresolvedObject {
   std::string dso;
   std::string why;
+  bool not_found = false;  // the object itself was not found
+  BuildId build_id;
+  uint32_t pid = 0;
   uint64_t samples = 0;
 };
 

@@ -21,18 +21,17 @@ CodeFinder::CodeFinder(Symbolizer& symbolizer, CodeOptions opts) : sym_(symboliz
 
 CodeFinder::~CodeFinder() = default;
 
-namespace {
-
-// Where find_symbols looked, for the one-line error.
-std::string places_looked(const SymbolHist& h, const BuildIdCache* cache) {
+std::string places_looked(const std::string& dso, const BuildId& build_id, uint32_t pid, const BuildIdCache* cache) {
   std::string where;
-  if (cache && !h.build_id.empty()) where = fmt::format("the build-id cache {}", cache->root());
-  if (!h.dso.empty() && h.dso.front() == '/') {
-    if (h.pid > 0) where += fmt::format("{}{}", where.empty() ? "" : ", ", proc_root_path(pid_t(h.pid), h.dso));
-    where += fmt::format("{}{}", where.empty() ? "" : ", ", h.dso);
+  if (cache && !build_id.empty()) where = fmt::format("the build-id cache {}", cache->root());
+  if (!dso.empty() && dso.front() == '/') {
+    if (pid > 0) where += fmt::format("{}{}", where.empty() ? "" : ", ", proc_root_path(pid_t(pid), dso));
+    where += fmt::format("{}{}", where.empty() ? "" : ", ", dso);
   }
   return where.empty() ? "nowhere to look (no build-id, no path)" : where;
 }
+
+namespace {
 
 void check_size(const SymbolHist& h) {
   if (h.symbol_size == 0) throw_runtime("cannot annotate {}: the symbol has no size (no code to show)", h.name);
@@ -59,7 +58,7 @@ SymbolCode CodeFinder::code_for(const SymbolHist& h) {
     if (kind == ObjectKind::kJitDump) return jit_code(h);
     if (kind == ObjectKind::kPerfMap)
       throw_runtime("cannot annotate {}: {} names JIT code but holds no code bytes (a jitdump does: node "
-                    "--perf-prof, -XX:+... agents)", h.name, h.dso);
+                    "--perf-prof, the JVM's perf agents)", h.name, h.dso);
   }
   return object_code(h);
 }
@@ -76,7 +75,7 @@ SymbolCode CodeFinder::object_code(const SymbolHist& h) {
   if (!found.binary) {
     if (found.reason == Reason::kBuildIdMismatch) throw_runtime("cannot annotate {}: {}", h.name, found.note);
     throw_runtime("cannot annotate {}: {}{} not found (looked in {})", h.name, h.dso,
-                  h.build_id.empty() ? "" : " (build-id " + h.build_id.hex() + ")", places_looked(h, cache_.get()));
+                  h.build_id.empty() ? "" : " (build-id " + h.build_id.hex() + ")", places_looked(h.dso, h.build_id, h.pid, cache_.get()));
   }
   SymbolCode code;
   code.mapped = elf_symbol_bytes(*found.binary, h, h.symbol_size);

@@ -28,6 +28,10 @@ struct SymbolCode {
   std::span<const uint8_t> bytes() const { return owned.empty() ? mapped : std::span<const uint8_t>(owned); }
 };
 
+// Where an object was looked for: "the build-id cache ~/.debug,
+// /proc/PID/root/PATH, PATH" (what ObjectLocator::find_symbols tries).
+std::string places_looked(const std::string& dso, const BuildId& build_id, uint32_t pid, const BuildIdCache* cache);
+
 struct CodeOptions {
   std::string kcore_path = "/proc/kcore";  // read when no vmlinux is given
   bool kcore_given = false;  // a copy named by the user: no check that it is the running kernel's

@@ -54,9 +54,12 @@ TEST_F(AnnotateErrors, BadOptionsAreUsageErrors) {
 TEST_F(AnnotateErrors, ObjectNotFoundSaysWhereItLooked) {
   std::filesystem::rename(bin_, dir_ / "moved");
   auto r = annotate({"hot_loop"});
-  // Without the binary there is no symbol either: the samples' object is named.
+  // Without the binary there is no symbol either: the samples' object is
+  // named, with every place it was looked for.
   expect_one_line(r, 1, "annotate_loop");
-  EXPECT_NE(r.err.find("not found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not found (looked in the build-id cache " + (dir_ / "cache") + ", /proc/"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/root" + bin_ + ", " + bin_ + ")"), std::string::npos) << r.err;
 }
 
 TEST_F(AnnotateErrors, BuildIdMismatchIsNamed) {

@@ -20,11 +20,13 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <regex>
 
 #include "annotate/annotate_compare.h"
+#include "jit/jit_files.h"
 #include "support/test_support.h"
 
 using namespace sonde::test;
@@ -239,4 +241,30 @@ TEST(AnnotateJit, NodeJitdumpMatchesPerfInject) {
   // V8's line table: the loop's source line is shown above its code.
   auto ours = run({sonde_bin(), "annotate", "--stdio", "-i", dir / "p.data", sym});
   EXPECT_NE(ours.out.find("for (let i = 0; i < n; i++)"), std::string::npos) << ours.out;
+}
+
+// Code named only by /tmp/perf-PID.map has no bytes to show: one line, exit 1.
+TEST(AnnotateJit, PerfMapCodeHasNoBytes) {
+  if (sh("command -v node >/dev/null").exit_code != 0) GTEST_SKIP() << "node is not installed";
+  TempDir dir;
+  auto rec = run({sonde_bin(), "record", "-q", "-o", dir / "m.data", "--", "node", "--perf-basic-prof",
+                  "--no-turbo-inlining", fixtures_dir() + "/jit_hot.js", "800"});
+  // node's /tmp/perf-PID.map goes; the recording keeps its copy (m.data.jit/).
+  for (const auto& e : std::filesystem::directory_iterator(dir / "m.data.jit"))
+    if (auto pid = sonde::jit::perf_map_pid(e.path().filename().string()))
+      std::filesystem::remove("/tmp/perf-" + std::to_string(*pid) + ".map");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto report = run({sonde_bin(), "report", "-i", dir / "m.data", "--stdio", "--sort", "sym"});
+  static const std::regex row(R"(\[\.\] (JS:\*hotLoop.*?)\s*$)");
+  std::string sym;
+  for (const auto& l : lines(report.out)) {
+    std::smatch m;
+    if (sym.empty() && std::regex_search(l, m, row)) sym = m[1];
+  }
+  ASSERT_FALSE(sym.empty()) << report.out;
+  auto r = run({sonde_bin(), "annotate", "--stdio", "-i", dir / "m.data", sym});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("sonde: cannot annotate " + sym + ": "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(".map names JIT code but holds no code bytes"), std::string::npos) << r.err;
 }

@@ -132,3 +132,27 @@ TEST_F(AnnotateVsPerf, GlobalHitsIsTheSymbolsShareOfAllSamples) {
   EXPECT_NEAR(percent, 100.0 * total / event_samples, 0.01 * double(parse_annotations(hits.out).size()) + 0.2)
       << hits.out;
 }
+
+// Every input form sonde reads: its -z (compressed) and --threads
+// directory recordings, compared with perf on their `convert --to perf`
+// copies; standard input (-i -); -s as the positional SYMBOL; --stdio2 as
+// --stdio (docs/annotate.md says why no arrows).
+TEST_F(AnnotateVsPerf, CompressedDirectoryAndPipeInputs) {
+  for (const char* form : {"-z", "--threads"}) {
+    const std::string data = dir_ / (std::string("in") + form);
+    auto rec = run({sonde_bin(), "record", "-q", "-N", form, "-F", "2000", "-o", data, "--", bin_, "800"});
+    ASSERT_EQ(rec.exit_code, 0) << rec.err;
+    auto conv = run({sonde_bin(), "convert", "-i", data, "--to", "perf", "-o", data + ".perf"});
+    ASSERT_EQ(conv.exit_code, 0) << conv.err;
+    compare_all_types(data, data + ".perf", {"hot_loop"});
+  }
+  const std::string data = dir_ / "in-z";
+  auto named = run({sonde_bin(), "annotate", "--stdio", "-i", data, "hot_loop"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  auto piped = sh(sonde_bin() + " annotate --stdio -i - hot_loop < " + data);
+  EXPECT_EQ(piped.out, named.out);
+  auto option = run({sonde_bin(), "annotate", "--stdio", "-i", data, "-s", "hot_loop"});
+  EXPECT_EQ(option.out, named.out);
+  auto stdio2 = run({sonde_bin(), "annotate", "--stdio2", "-i", data, "hot_loop"});
+  EXPECT_EQ(stdio2.out, named.out);
+}

@@ -143,6 +143,8 @@
     v.addEventListener('click', (ev) => {
       const tr = ev.target.closest('tbody tr');
       if (!tr) return;
+      // A tree row's function is the one the annotate tab shows next.
+      if (tr.dataset.f !== undefined) { V.annotateOf = Number(tr.dataset.f); dirty.add('annotate'); }
       if (tr.dataset.node || tr.dataset.key) { toggle(tr); return; }
       if (tr.dataset.f !== undefined) showCallers(Number(tr.dataset.f));
     });
