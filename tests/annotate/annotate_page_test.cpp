@@ -83,7 +83,9 @@ TEST(AnnotatePage, TheViewFollowsTheThreadSelection) {
     std::istringstream fields(l);
     std::string first, second;
     fields >> first >> second;
-    if (!l.empty() && l[0] != '\t' && l[0] != ' ') {
+    // A sample's line is its tid, right-aligned (a short tid starts with
+    // blanks); its frames start with a tab.
+    if (!l.empty() && l[0] != '\t') {
       tid = first, leaf = true;
     } else if (leaf && !first.empty()) {
       if (second.starts_with("spin_")) tid_of[second] = tid;
