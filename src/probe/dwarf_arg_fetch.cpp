@@ -52,7 +52,7 @@ LocResult convert_location(Dwarf_Die* var, const FetchContext& ctx, Fetch* out) 
   int64_t offs = 0;
   if (op->atom == DW_OP_addr) {  // a static or global variable, at a fixed address
     if (out) {
-      out->reg = "@" + dwarf::die_name(var);
+      out->reg = fmt::format("@{}", dwarf::die_name(var));  // not "@" + s: gcc 12 -O3 -Wrestrict
       out->refs.push_back(0);
       out->symbol_address = op->number;
     }
