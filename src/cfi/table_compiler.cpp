@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 
@@ -130,6 +131,53 @@ void compile_fde(Dwarf_CFI* cfi, uint64_t start, uint64_t next, UnwindTable& t) 
   if (addr < next) append(t, addr, Rule{});
 }
 
+// The FDE start addresses of `elf`'s .debug_frame (absolute 8-byte
+// addresses, x86-64), walked by libdw's entry reader; empty when it has
+// none, or it cannot be read (a compressed section, a broken entry).
+std::vector<uint64_t> debug_frame_starts(const ElfFile& elf) {
+  std::vector<uint64_t> out;
+  auto bytes = elf.section_data(".debug_frame");
+  if (!bytes || bytes->empty()) return out;
+  Elf_Data data{};
+  data.d_buf = const_cast<uint8_t*>(bytes->data());  // libdw only reads it
+  data.d_size = bytes->size();
+  data.d_type = ELF_T_BYTE;
+  data.d_version = EV_CURRENT;
+  static const unsigned char ident[EI_NIDENT] = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT};
+  Dwarf_Off offset = 0, next = 0;
+  Dwarf_CFI_Entry entry;
+  while (offset < bytes->size() && dwarf_next_cfi(ident, &data, false, offset, &next, &entry) == 0) {
+    if (!dwarf_cfi_cie_p(&entry) && entry.fde.end - entry.fde.start >= 16) {
+      uint64_t start = 0, range = 0;
+      std::memcpy(&start, entry.fde.start, 8);
+      std::memcpy(&range, entry.fde.start + 8, 8);
+      if (range) out.push_back(start);
+    }
+    if (next <= offset) break;
+    offset = next;
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Every FDE start, .eh_frame's and .debug_frame's, sorted; `from_debug`
+// marks those only .debug_frame covers (an .eh_frame FDE of the same start
+// is preferred: it is what the runtime itself unwinds with).
+struct FdeStart {
+  uint64_t addr;
+  bool from_debug;
+  bool operator<(const FdeStart& o) const { return addr < o.addr; }
+};
+std::vector<FdeStart> merged_starts(const std::vector<uint64_t>& eh, const std::vector<uint64_t>& debug) {
+  std::vector<FdeStart> out;
+  for (uint64_t a : eh) out.push_back({a, false});
+  for (uint64_t a : debug)
+    if (!std::binary_search(eh.begin(), eh.end(), a)) out.push_back({a, true});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 Rule decode(uint64_t row) {
@@ -149,24 +197,35 @@ std::optional<UnwindTable> compile_table(const ElfFile& elf, std::string* why) {
     if (why) *why = std::move(reason);
     return std::nullopt;
   };
+  std::vector<uint64_t> eh;
+  std::string reason = "no .eh_frame_hdr";
   auto hdr = elf.section_data(".eh_frame_hdr");
   auto info = elf.section_info(".eh_frame_hdr");
-  if (!hdr || !info) return fail("no .eh_frame_hdr");
-  std::string reason;
-  auto starts = fde_starts(*hdr, info->addr, &reason);
-  if (!starts) return fail(reason);
-  if (starts->empty()) return fail(".eh_frame_hdr lists no FDE");
-  Dwarf_CFI* cfi = dwarf_getcfi_elf(elf.elf());
-  if (!cfi) return fail(std::string("libdw cannot read .eh_frame: ") + dwarf_errmsg(-1));
-  UnwindTable t;
-  t.base = starts->front();
-  t.stats.fdes = starts->size();
-  for (size_t i = 0; i < starts->size(); ++i) {
-    uint64_t next = i + 1 < starts->size() ? (*starts)[i + 1] : UINT64_MAX;
-    if ((*starts)[i] - t.base > UINT32_MAX - 1) break;  // beyond what a row's pc holds
-    compile_fde(cfi, (*starts)[i], std::min<uint64_t>(next, t.base + UINT32_MAX), t);
+  if (hdr && info) {
+    auto starts = fde_starts(*hdr, info->addr, &reason);
+    if (!starts) return fail(reason);
+    eh = std::move(*starts);
+    if (eh.empty()) reason = ".eh_frame_hdr lists no FDE";
   }
-  dwarf_cfi_end(cfi);
+  const std::vector<uint64_t> debug = debug_frame_starts(elf);
+  if (eh.empty() && debug.empty()) return fail(reason);
+  Dwarf_CFI* eh_cfi = eh.empty() ? nullptr : dwarf_getcfi_elf(elf.elf());
+  if (!eh.empty() && !eh_cfi) return fail(std::string("libdw cannot read .eh_frame: ") + dwarf_errmsg(-1));
+  // .debug_frame's CFI belongs to its Dwarf handle (no dwarf_cfi_end).
+  Dwarf* dw = debug.empty() ? nullptr : dwarf_begin_elf(elf.elf(), DWARF_C_READ, nullptr);
+  Dwarf_CFI* debug_cfi = dw ? dwarf_getcfi(dw) : nullptr;
+  const std::vector<FdeStart> starts = merged_starts(eh, debug_cfi ? debug : std::vector<uint64_t>{});
+  UnwindTable t;
+  if (!starts.empty()) t.base = starts.front().addr;
+  t.stats.fdes = starts.size();
+  for (size_t i = 0; i < starts.size(); ++i) {
+    uint64_t next = i + 1 < starts.size() ? starts[i + 1].addr : UINT64_MAX;
+    if (starts[i].addr - t.base > UINT32_MAX - 1) break;  // beyond what a row's pc holds
+    compile_fde(starts[i].from_debug ? debug_cfi : eh_cfi, starts[i].addr, std::min<uint64_t>(next, t.base + UINT32_MAX), t);
+  }
+  if (eh_cfi) dwarf_cfi_end(eh_cfi);
+  if (dw) dwarf_end(dw);
+  if (starts.empty()) return fail("libdw cannot read .debug_frame");
   return t;
 }
 

@@ -1,4 +1,4 @@
-// The table compiler: an object's .eh_frame turned into a compact unwind
+// The table compiler: an object's .eh_frame (and .debug_frame) turned into a compact unwind
 // table (cfi_abi.h's packed rows), evaluated with libdw at build time so
 // that the BPF unwinder only adds offsets and reads the stack. For every
 // address range an FDE covers: how the CFA is found (rsp+N, rbp+N, the PLT
@@ -22,7 +22,7 @@ class ElfFile;
 namespace sonde::cfi {
 
 struct TableStats {
-  uint64_t fdes = 0;         // FDEs listed in .eh_frame_hdr
+  uint64_t fdes = 0;         // FDEs: .eh_frame_hdr's, and .debug_frame's no .eh_frame FDE starts at
   uint64_t ranges = 0;       // address ranges libdw evaluated
   uint64_t unsupported = 0;  // ... whose rule the unwinder cannot follow
   uint64_t plt = 0;          // ... of PLT stubs
@@ -49,9 +49,10 @@ struct UnwindTable {
   Rule rule_at(uint64_t vaddr) const;
 };
 
-// Compiles `elf`'s .eh_frame (located through .eh_frame_hdr). nullopt and
-// *why when the object has none, libdw cannot read it, or its code spans
-// more than 4 GiB.
+// Compiles `elf`'s .eh_frame (located through .eh_frame_hdr) and, for code
+// no .eh_frame FDE covers, its .debug_frame (an object built without unwind
+// tables but with -g). nullopt and *why when the object has neither, libdw
+// cannot read them, or its code spans more than 4 GiB.
 std::optional<UnwindTable> compile_table(const ElfFile& elf, std::string* why);
 
 }  // namespace sonde::cfi

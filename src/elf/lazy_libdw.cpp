@@ -21,6 +21,11 @@ int dwarf_cfi_addrframe(Dwarf_CFI* cache, Dwarf_Addr address, Dwarf_Frame** fram
   return SONDE_LAZY_CALL(libdw, dwarf_cfi_addrframe)(cache, address, frame);
 }
 int dwarf_cfi_end(Dwarf_CFI* cache) { return SONDE_LAZY_CALL(libdw, dwarf_cfi_end)(cache); }
+Dwarf_CFI* dwarf_getcfi(Dwarf* dwarf) { return SONDE_LAZY_CALL(libdw, dwarf_getcfi)(dwarf); }
+int dwarf_next_cfi(const unsigned char e_ident[], Elf_Data* data, bool eh_frame_p, Dwarf_Off offset,
+                   Dwarf_Off* next_offset, Dwarf_CFI_Entry* entry) {
+  return SONDE_LAZY_CALL(libdw, dwarf_next_cfi)(e_ident, data, eh_frame_p, offset, next_offset, entry);
+}
 // The CFI table compiler (cfi/table_compiler.cpp).
 int dwarf_frame_info(Dwarf_Frame* frame, Dwarf_Addr* start, Dwarf_Addr* end, bool* signalp) {
   return SONDE_LAZY_CALL(libdw, dwarf_frame_info)(frame, start, end, signalp);

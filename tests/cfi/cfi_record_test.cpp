@@ -233,6 +233,29 @@ TEST(CfiRecord, SignalHandlerSamplesUnwindThroughTheSignalFrame) {
   EXPECT_GT(to_main * 2, in_handler) << to_main << " of " << in_handler << " handler samples reach work and main";
 }
 
+// Code whose CFI is only in .debug_frame (built -g without unwind tables,
+// and without frame pointers): the table compiler takes those FDEs where
+// .eh_frame has none, so leaf() unwinds to middle() and main. Before, that
+// code had no row, the frame-pointer walk got nowhere, and none did.
+TEST(CfiRecord, DebugFrameOnlyCodeUnwinds) {
+  TempDir dir;
+  const std::string bin = dir / "debug_frame_only", data = dir / "dfo.data";
+  ASSERT_TRUE(compile_fixture("debug_frame_only.c", bin,
+                              "-O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -fomit-frame-pointer"));
+  auto r = run({sonde_bin(), "record", "-q", "--call-graph", "cfi", "-o", data, "--", bin, "300000000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto s = run({sonde_bin(), "script", "-i", data, "-F", "ip,sym,dso"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  size_t in_leaf = 0, to_main = 0;
+  for (const auto& sample : split_samples(s.out)) {
+    if (sample.substr(0, sample.find('\n')).find(" leaf (") == std::string::npos) continue;
+    ++in_leaf;
+    to_main += sample.find(" middle (") != std::string::npos && sample.find(" main (") != std::string::npos;
+  }
+  ASSERT_GE(in_leaf, 100u) << "the fixture's time is in leaf()";
+  EXPECT_GT(to_main * 2, in_leaf) << to_main << " of " << in_leaf << " leaf samples reach middle and main";
+}
+
 TEST(CfiRecord, BadModeIsAUsageError) {
   TempDir dir;
   auto r = run({sonde_bin(), "record", "--call-graph", "cfii", "-o", dir / "x.data", "--", "true"});
