@@ -85,3 +85,22 @@ TEST(ProbeErrors, UsageErrorsBeforeAnythingIsRead) {
     EXPECT_EQ(count_lines_with(r.err, "sonde"), 1u) << args << "\n" << r.err;
   }
 }
+
+TEST(ProbeErrors, BadLineRangesAreUsageErrors) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O0");
+  ASSERT_TRUE(bin.ok());
+  const std::string x = "-x " + quoted(bin.path()) + " -L ";
+  for (const auto& [range, message] : std::vector<std::pair<std::string, std::string>>{
+           {"main:5-2", "sonde: probe: bad line range 'main:5-2': it ends before it starts\n"},
+           {"main:x", "sonde: probe: bad line range 'main:x': 'x' is not a line number\n"},
+           {"main:3+", "sonde: probe: bad line range 'main:3+': '' is not a line number\n"},
+           {"@probe_args.c", "sonde: probe: bad line range '@probe_args.c' (FUNC[@SRC][:START[-END|+COUNT]] or "
+                             "SRC[:START[-END|+COUNT]])\n"},
+           {"nosuch.c:3", "sonde: probe: no source file 'nosuch.c' with code in " + bin.path() + "\n"}}) {
+    auto r = sonde_probe(x + quoted(range));
+    EXPECT_EQ(r.exit_code, 2) << range;
+    EXPECT_EQ(r.err, message) << range;
+    EXPECT_TRUE(r.out.empty()) << range;
+  }
+}
