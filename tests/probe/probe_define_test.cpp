@@ -30,7 +30,13 @@ std::vector<std::string> definitions() {
           "twice x",
           loop_point() + " i sum",
           "probe_args.c:" + std::to_string(ProbeFixture::source_line("sum += r + s;")) + " i",
-          "main argc a0=argv[0] a1=argv[1]:string"};
+          "main argc a0=argv[0] a1=argv[1]:string",
+          // ;PTN lazy line patterns: every address perf gives the matching lines
+          "main;sum+=*",
+          "main;*\"loop* i sum",
+          "handle_request;*strlen* flags",
+          "probe_args.c;*twice(*",
+          "L=scale;* value"};
 }
 
 class ProbeDefine : public ::testing::TestWithParam<const char*> {};

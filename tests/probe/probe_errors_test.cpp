@@ -43,7 +43,7 @@ TEST(ProbeErrors, NamesThatDoNotExistSayTheNearestOnes) {
            {"'twice x'", 2, "function 'twice' has no code"},
            {"'scale+4096'", 2, "past the end of scale"},
            {"'handle_request %nosuchreg'", 1, "the kernel refused"},
-           {"'handle_request;x*'", 2, "lazy line patterns"},
+           {"'handle_request;x*'", 2, "no line of handle_request matching 'x*' has code in "},
        })
     expect_refused(bin, c);
 }
@@ -103,4 +103,23 @@ TEST(ProbeErrors, BadLineRangesAreUsageErrors) {
     EXPECT_EQ(r.err, message) << range;
     EXPECT_TRUE(r.out.empty()) << range;
   }
+}
+
+// perf 6.1 probes the function's entry when no line matches (sonde refuses).
+TEST(ProbeErrors, LazyPatternsThatMatchNothingAreUsageErrors) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O0");
+  ASSERT_TRUE(bin.ok());
+  const std::string x = "-x " + quoted(bin.path()) + " -D ";
+  for (const auto& [def, message] : std::vector<std::pair<std::string, std::string>>{
+           {"main;nomatch*", "sonde: probe: no line of main matching 'nomatch*' has code in " + bin.path() + "\n"},
+           {"main;", "sonde: probe: an empty line pattern in 'main;'\n"},
+           {"main:3;x*", "sonde: probe: a line pattern goes with FUNC or SRC alone, not 'main:3;x*'\n"},
+           {"main%return;x*", "sonde: probe: %return is only for a function entry, not 'main%return;x*'\n"}}) {
+    auto r = sonde_probe(x + quoted(def));
+    EXPECT_EQ(r.exit_code, 2) << def;
+    EXPECT_EQ(r.err, message) << def;
+    EXPECT_TRUE(r.out.empty()) << def;
+  }
+  EXPECT_TRUE(bin.events().empty());
 }

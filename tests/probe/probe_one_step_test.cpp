@@ -112,3 +112,24 @@ TEST_P(ProbeOneStepRoute, ReturnValuesAndEntryReturnPairs) {
   EXPECT_EQ(lat.exit_code, 0) << lat.err;
   EXPECT_NE(lat.out.find("by tid: 3 pairs"), std::string::npos) << lat.out;
 }
+
+// A lazy line pattern (perf's ;PTN) in one step: the line that prints
+// "loop i=.. sum=.." is hit once per iteration with the values it prints.
+TEST(ProbeOneStep, LazyLinePatternHitsTheMatchingLine) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O2");
+  ASSERT_TRUE(bin.ok());
+  auto rec = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
+                quoted("probe:" + bin.path() + ":main;*\"loop* i sum") + " -- " + quoted(bin.path()) + " 3");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::vector<std::string> want;
+  for (const auto& l : lines(rec.out)) {
+    int i;
+    long sum;
+    if (sscanf(l.c_str(), "loop i=%d sum=%ld", &i, &sum) == 2)
+      want.push_back(fmt::format("%{}:main: arg1={} arg2={}", bin.group(), i, sum));
+  }
+  ASSERT_EQ(want.size(), 3u) << rec.out;
+  EXPECT_EQ(script_hits(dir / "d"), want);
+  EXPECT_TRUE(bin.events().empty());
+}
