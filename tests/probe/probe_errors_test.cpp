@@ -86,6 +86,18 @@ TEST(ProbeErrors, UsageErrorsBeforeAnythingIsRead) {
   }
 }
 
+namespace {
+
+// `sonde probe ARGS` fails with exit 2, exactly `message` and no output.
+void expect_usage_error(const std::string& args, const std::string& message) {
+  auto r = sonde_probe(args);
+  EXPECT_EQ(r.exit_code, 2) << args;
+  EXPECT_EQ(r.err, message) << args;
+  EXPECT_TRUE(r.out.empty()) << args;
+}
+
+}  // namespace
+
 TEST(ProbeErrors, BadLineRangesAreUsageErrors) {
   TempDir dir;
   ProbeFixture bin(dir, "-O0");
@@ -98,10 +110,7 @@ TEST(ProbeErrors, BadLineRangesAreUsageErrors) {
            {"@probe_args.c", "sonde: probe: bad line range '@probe_args.c' (FUNC[@SRC][:START[-END|+COUNT]] or "
                              "SRC[:START[-END|+COUNT]])\n"},
            {"nosuch.c:3", "sonde: probe: no source file 'nosuch.c' with code in " + bin.path() + "\n"}}) {
-    auto r = sonde_probe(x + quoted(range));
-    EXPECT_EQ(r.exit_code, 2) << range;
-    EXPECT_EQ(r.err, message) << range;
-    EXPECT_TRUE(r.out.empty()) << range;
+    expect_usage_error(x + quoted(range), message);
   }
 }
 
@@ -116,10 +125,7 @@ TEST(ProbeErrors, LazyPatternsThatMatchNothingAreUsageErrors) {
            {"main;", "sonde: probe: an empty line pattern in 'main;'\n"},
            {"main:3;x*", "sonde: probe: a line pattern goes with FUNC or SRC alone, not 'main:3;x*'\n"},
            {"main%return;x*", "sonde: probe: %return is only for a function entry, not 'main%return;x*'\n"}}) {
-    auto r = sonde_probe(x + quoted(def));
-    EXPECT_EQ(r.exit_code, 2) << def;
-    EXPECT_EQ(r.err, message) << def;
-    EXPECT_TRUE(r.out.empty()) << def;
+    expect_usage_error(x + quoted(def), message);
   }
   EXPECT_TRUE(bin.events().empty());
 }

@@ -28,6 +28,12 @@ std::vector<std::string> script_hits(const std::string& data) {
   return out;
 }
 
+// `sonde record -q -o DIR/d -e 'probe:BIN:DEF' -- BIN CALLS`.
+RunResult record_one_step(const TempDir& dir, const ProbeFixture& bin, const std::string& def, int calls) {
+  return sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " + quoted("probe:" + bin.path() + ":" + def) +
+            " -- " + quoted(bin.path()) + " " + std::to_string(calls));
+}
+
 }  // namespace
 
 TEST(ProbeOneStep, ArgumentValuesEqualTheFixturesAndNothingStays) {
@@ -58,8 +64,7 @@ TEST(ProbeOneStep, FrameBaseLocationsAtO0) {
   TempDir dir;
   ProbeFixture bin(dir, "-O0");
   ASSERT_TRUE(bin.ok());
-  auto rec = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
-                quoted("probe:" + bin.path() + ":scale value factor") + " -- " + quoted(bin.path()) + " 2");
+  auto rec = record_one_step(dir, bin, "scale value factor", 2);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   std::vector<std::string> want = {"%" + bin.group() + ":scale: arg1=7 arg2=2",
                                    "%" + bin.group() + ":scale: arg1=8 arg2=3"};
@@ -119,8 +124,7 @@ TEST(ProbeOneStep, LazyLinePatternHitsTheMatchingLine) {
   TempDir dir;
   ProbeFixture bin(dir, "-O2");
   ASSERT_TRUE(bin.ok());
-  auto rec = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
-                quoted("probe:" + bin.path() + ":main;*\"loop* i sum") + " -- " + quoted(bin.path()) + " 3");
+  auto rec = record_one_step(dir, bin, "main;*\"loop* i sum", 3);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   std::vector<std::string> want;
   for (const auto& l : lines(rec.out)) {
