@@ -157,7 +157,9 @@ out=$scratch/section.md
   echo "|---|---|---|---|---|"
   printf '%s\n' "${sites_rows[@]}"
   echo
-  echo "Events of the sites groups left in uprobe_events after the run: $left_sites."
+  echo "Events of the sites groups left in uprobe_events after the run: $left_sites. Load average at the end:"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg) (other work shares the machine). The cost per hit is the uprobe trap's on this VM"
+  echo "for all three tools; what differs is what the probe does after it (BPF here, the kernel's tracefs fetch for perf)."
 } >"$out"
 cat "$out"
 if [[ $write_docs == --write-docs ]]; then

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "probe/dwarf_probe_finder.h"
+#include "probe/line_range.h"
 #include "probe/probe_cache.h"
 #include "probe/probe_command.h"
 #include "probe/probe_definition_cache.h"
@@ -63,7 +64,7 @@ void run_listing(const ProbeOptions& o, const std::string& root) {
   else if (!o.vars.empty())
     print(finder.variables(probe::parse_probe_definition(o.vars), o.externs));
   else
-    print(finder.lines(probe::parse_probe_definition(o.line_of)));
+    print(finder.lines(probe::parse_line_range(o.line_of)));
 }
 
 void run(const ProbeOptions& o) {
@@ -105,7 +106,7 @@ void register_probe(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("-D,--definition", o->definition_only, "Print the uprobe_events lines without defining them");
   cmd->add_option("-V,--vars", o->vars, "Variables available at a probe point");
   cmd->add_flag("--externs", o->externs, "With -V: the compilation unit's static and global variables too");
-  cmd->add_option("-L,--line", o->line_of, "Probeable source lines of a function");
+  cmd->add_option("-L,--line", o->line_of, "Probeable source lines: FUNC[@SRC][:START[-END|+COUNT]] or SRC[:RANGE]");
   auto* list = cmd->add_option("-l,--list", o->list_filter, "List defined uprobe events [matching GROUP:EVENT]");
   list->expected(0, 1);
   auto* funcs = cmd->add_option("-F,--funcs", o->funcs_filter, "List the binary's functions [matching a glob]");

@@ -106,7 +106,7 @@ std::vector<TraceProbe> ProbeFinder::find(const ProbeDefinition& def) const {
     return find_in_symbols(def);
   }
   auto sites = impl_->sites(def);
-  bool symbol_only = !def.has_c_args() && !def.line && !def.absolute_line && def.file.empty();
+  bool symbol_only = !def.has_c_args() && !def.line && !def.absolute_line && def.file.empty() && def.lazy.empty();
   if (sites.empty() && symbol_only) {
     // An alias DWARF does not name (libc's inet_pton is __inet_pton): perf
     // takes the symbol table then, as for a binary without DWARF.
@@ -118,6 +118,9 @@ std::vector<TraceProbe> ProbeFinder::find(const ProbeDefinition& def) const {
   }
   if (sites.empty()) {
     if (def.absolute_line) throw_usage("probe: no code for line {} of {} in {}", def.line, def.file, impl_->binary);
+    if (!def.lazy.empty())
+      throw_usage("probe: no line of {} matching '{}' has code in {}", def.function.empty() ? def.file : def.function,
+                  def.lazy, impl_->binary);
     if (!def.function.empty() && def.line)
       throw_usage("probe: {} has no code at line {} of {} in {}", def.function, def.line, def.function, impl_->binary);
     auto names = impl_->dwarf_function_names();

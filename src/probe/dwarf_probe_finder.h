@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "probe/line_range.h"
 #include "probe/probe_definition.h"
 #include "probe/trace_probe.h"
 
@@ -45,9 +46,9 @@ class ProbeFinder {
   // -V: perf's "Available variables at ..." text for each site of `def`;
   // `externs`: with the variables of the site's compilation unit.
   std::string variables(const ProbeDefinition& def, bool externs = false) const;
-  // -L: the function's source lines, probeable ones numbered from its
-  // declaration line (perf's layout).
-  std::string lines(const ProbeDefinition& def) const;
+  // -L: a function's source lines (numbered from its declaration line) or a
+  // source file's, the probeable ones numbered (perf's layout).
+  std::string lines(const LineRange& range) const;
   // perf -l's point for a uprobe at a file offset: FUNC, FUNC:RLN@SRC,
   // FUNC%return@SRC, or FUNC+OFF from the symbols without DWARF.
   std::string describe(uint64_t file_offset, bool retprobe) const;

@@ -32,6 +32,12 @@ bool real_function_at(Dwarf_Die* cu, Dwarf_Addr addr, Dwarf_Die* out);
 // line at a function's entry, else the first statement row there); 0 if none.
 int line_of_address(Dwarf_Die* cu, Dwarf_Die* function, Dwarf_Addr addr);
 
+// The addresses perf gives the source lines matching lazy pattern `pattern`
+// (dwarf_lazy_lines.cpp): in `scope` (a function or an inlined copy, its
+// source `file`), or in the whole unit when scope is null (`file` a suffix).
+std::vector<Dwarf_Addr> lazy_line_addresses(Dwarf_Die* cu, Dwarf_Die* scope, const std::string& file,
+                                            const std::string& pattern);
+
 struct ProbeFinder::Impl {
   std::string binary;
   std::unique_ptr<ElfFile> elf;

@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <climits>
 #include <fstream>
 #include <map>
 #include <set>
@@ -70,28 +71,70 @@ std::set<int> code_lines(Dwarf_Die* cu, Dwarf_Die* function, const std::string& 
   return lines;
 }
 
+// The probeable lines of source `file` in a unit: statement rows whose
+// address the line table gives back to their line (perf's line_range_walk_cb).
+void unit_code_lines(Dwarf_Die* cu, const std::string& file, std::string& path, std::set<int>& lines) {
+  dwarf::for_each_statement_row(cu, [&](Dwarf_Addr a, int line, const char* f) {
+    Dwarf_Die fn;
+    if (!dwarf::path_tail_matches(f, file) || !real_function_at(cu, a, &fn)) return;
+    int back = line_of_address(cu, &fn, a);
+    if (back != 0 && back != line) return;
+    if (path.empty()) path = f;
+    lines.insert(line);
+  });
+}
+
+// perf's show_line_range: the lines from `start` to `end` of `path`, the
+// probeable ones numbered (minus `offset`); an open end stops three lines
+// after the last probeable one.
+std::string range_text(std::string out, const std::string& path, const std::set<int>& code, int start, int end,
+                       int offset) {
+  std::ifstream src(path);
+  if (!src) throw_runtime("probe: cannot read the source {}", path);
+  std::vector<std::string> text;
+  for (std::string t; std::getline(src, t);) text.push_back(std::move(t));
+  auto plain = [&](int n) {
+    if (n < 1 || n > static_cast<int>(text.size())) return false;
+    out += "         " + text[n - 1] + "\n";
+    return true;
+  };
+  int l = start;
+  for (int n : code) {
+    if (n < start || n > end || n > static_cast<int>(text.size())) continue;
+    for (; l < n; ++l) plain(l);
+    out += fmt::format("{:>7}  {}\n", n - offset, text[n - 1]);
+    l = n + 1;
+  }
+  if (end == INT_MAX) end = l + 2;
+  for (; l <= end && plain(l); ++l) {
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string ProbeFinder::lines(const ProbeDefinition& def) const {
+std::string ProbeFinder::lines(const LineRange& r) const {
   if (!impl_->dw) throw_runtime("probe: {} has no debug info (looked in {})", impl_->binary, looked_in());
-  ProbeDefinition at = def;
-  at.args.clear(), at.line = 0;
+  if (r.function.empty()) {
+    std::string path;
+    std::set<int> code;
+    impl_->for_each_cu(r.file, [&](Dwarf_Die* cu) { unit_code_lines(cu, r.file, path, code); });
+    if (code.empty()) throw_usage("probe: no source file '{}' with code in {}", r.file, impl_->binary);
+    return range_text(fmt::format("<{}:{}>\n", path, r.start), path, code, r.start, r.end, 0);
+  }
+  ProbeDefinition at;
+  at.function = r.function;
+  at.file = r.file;
   auto sites = impl_->sites(at);
-  if (sites.empty()) throw_usage("probe: no function '{}' in {}", def.function, impl_->binary);
+  if (sites.empty()) throw_usage("probe: no function '{}' in {}", r.function, impl_->binary);
   ProbeSite& s = sites.front();
   int decl = 0;
   const char* file = dwarf_decl_file(&s.scope);
-  if (!file || dwarf_decl_line(&s.scope, &decl) != 0) throw_runtime("probe: {} has no source line", def.function);
+  if (!file || dwarf_decl_line(&s.scope, &decl) != 0) throw_runtime("probe: {} has no source line", r.function);
   std::set<int> code = code_lines(&s.cu, &s.function, file);
-  int last = code.empty() ? decl : *code.rbegin();
-  std::ifstream src(file);
-  if (!src) throw_runtime("probe: cannot read the source {}", file);
-  std::string out = fmt::format("<{}@{}:0>\n", def.function, file), text;
-  for (int n = 1; std::getline(src, text) && n <= last; ++n) {
-    if (n < decl) continue;
-    out += code.count(n) || n == decl ? fmt::format("{:>7}  {}\n", n - decl, text) : fmt::format("         {}\n", text);
-  }
-  return out;
+  code.insert(decl);
+  const int end = r.end == INT_MAX ? INT_MAX : decl + r.end;
+  return range_text(fmt::format("<{}@{}:{}>\n", r.function, file, r.start), file, code, decl + r.start, end, decl);
 }
 
 }  // namespace sonde::probe

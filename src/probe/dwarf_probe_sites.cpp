@@ -136,7 +136,22 @@ void add_relative_line_sites(Dwarf_Die* cu, Dwarf_Die* scope, const ProbeDefinit
   }
 }
 
+// FUNC;PTN in `scope`, or SRC;PTN in the unit (scope null): each address
+// probed in the real function holding it.
+void add_lazy_sites(Dwarf_Die* cu, Dwarf_Die* scope, const ProbeDefinition& def, std::vector<ProbeSite>& out) {
+  const char* decl_file = scope ? dwarf_decl_file(scope) : nullptr;
+  if (scope && !decl_file) return;
+  std::string file = scope ? decl_file : def.file;
+  for (Dwarf_Addr a : lazy_line_addresses(cu, scope, file, def.lazy)) {
+    ProbeSite s{*cu, {}, {}, a, 0, file};
+    if (!real_function_at(cu, a, &s.function)) continue;
+    s.scope = scope ? *scope : s.function;
+    out.push_back(s);
+  }
+}
+
 void add_entry_site(Dwarf_Die* cu, Dwarf_Die* scope, const ProbeDefinition& def, std::vector<ProbeSite>& out) {
+  if (!def.lazy.empty()) return add_lazy_sites(cu, scope, def, out);
   if (def.line != 0) return add_relative_line_sites(cu, scope, def, out);
   ProbeSite s{*cu, {}, *scope, 0, 0, ""};
   if (dwarf_entrypc(scope, &s.addr) != 0 || s.addr == 0) return;
@@ -196,7 +211,9 @@ void add_function_sites(Dwarf_Die* cu, const ProbeDefinition& def, std::vector<P
 std::vector<ProbeSite> ProbeFinder::Impl::sites(const ProbeDefinition& def) const {
   std::vector<ProbeSite> out;
   for_each_cu(def.file, [&](Dwarf_Die* cu) {
-    if (def.absolute_line)
+    if (def.function.empty() && !def.lazy.empty())
+      add_lazy_sites(cu, nullptr, def, out);
+    else if (def.absolute_line)
       add_line_sites(cu, def, out);
     else
       add_function_sites(cu, def, out);

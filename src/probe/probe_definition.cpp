@@ -97,6 +97,7 @@ ProbeArgSpec parse_arg(const std::string& word) {
 // FUNC[@SRC][:RLN|+OFF|%return] or SRC:ALN, with an optional [GROUP:]EVENT=.
 void parse_point(std::string point, ProbeDefinition& d) {
   size_t eq = point.find('=');
+  if (eq > point.find(';')) eq = std::string::npos;  // an = in a ;PTN line pattern names no event
   if (eq != std::string::npos) {
     std::string name = point.substr(0, eq);
     point = point.substr(eq + 1);
@@ -105,6 +106,11 @@ void parse_point(std::string point, ProbeDefinition& d) {
     if (!is_identifier(name) || (!d.group.empty() && !is_identifier(d.group)))
       throw_usage("probe: '{}' is not a valid event name (letters, digits and _)", name);
     d.event = name;
+  }
+  if (size_t semi = point.find(';'); semi != std::string::npos) {  // ;PTN runs to the end, as perf's parse
+    d.lazy = point.substr(semi + 1);
+    point.resize(semi);
+    if (d.lazy.empty()) throw_usage("probe: an empty line pattern in '{}'", d.text);
   }
   if (point.ends_with("%return")) d.retprobe = true, point.resize(point.size() - 7);
   size_t at = point.find('@');
@@ -115,13 +121,15 @@ void parse_point(std::string point, ProbeDefinition& d) {
     size_t sep = d.file.find_first_of(":+");  // FUNC@SRC:RLN is also accepted
     if (sep != std::string::npos) where += d.file.substr(sep), d.file.resize(sep);
   }
-  size_t sep = where.find_first_of(":+;");
+  size_t sep = where.find_first_of(":+");
   std::string head = where.substr(0, sep);
   std::string tail = sep == std::string::npos ? "" : where.substr(sep + 1);
-  if (sep != std::string::npos && where[sep] == ';')
-    throw_usage("probe: lazy line patterns (';PTN') are not supported yet: '{}'", d.text);
+  if (!d.lazy.empty() && sep != std::string::npos)
+    throw_usage("probe: a line pattern goes with FUNC or SRC alone, not '{}'", d.text);
   bool is_file = at == std::string::npos && head.find_first_of("./") != std::string::npos;
-  if (is_file) {
+  if (is_file && !d.lazy.empty()) {
+    d.file = head;
+  } else if (is_file) {
     d.file = head;
     if (sep == std::string::npos || where[sep] != ':') throw_usage("probe: '{}' needs a line: SRC:LINE", d.text);
     d.line = parse_line(tail, d.text), d.absolute_line = true;
@@ -137,7 +145,7 @@ void parse_point(std::string point, ProbeDefinition& d) {
   if (d.function.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.*?[]") !=
       std::string::npos)
     throw_usage("probe: '{}' is not a function name in '{}'", d.function, d.text);
-  if (d.retprobe && (d.line != 0 || d.has_offset || d.absolute_line))
+  if (d.retprobe && (d.line != 0 || d.has_offset || d.absolute_line || !d.lazy.empty()))
     throw_usage("probe: %return is only for a function entry, not '{}'", d.text);
 }
 
@@ -178,12 +186,13 @@ bool ProbeDefinition::has_c_args() const {
 }
 
 std::string ProbeDefinition::point_text() const {
-  if (function.empty()) return fmt::format("{}:{}", file, line);
+  if (function.empty()) return lazy.empty() ? fmt::format("{}:{}", file, line) : fmt::format("{};{}", file, lazy);
   std::string s = function;
   if (line) s += fmt::format(":{}", line);
   if (has_offset) s += fmt::format("+{}", offset);
   if (retprobe) s += "%return";
   if (!file.empty()) s += fmt::format("@{}", file);
+  if (!lazy.empty()) s += ";" + lazy;
   return s;
 }
 

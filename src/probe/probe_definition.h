@@ -1,8 +1,8 @@
 // A `perf probe` definition, parsed: where (a function, a line, an offset,
 // a return) and which arguments, in perf's syntax (perf-probe.txt):
 //
-//   [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFF|%return] [ARG...]
-//   [[GROUP:]EVENT=]SRC:ALN [ARG...]
+//   [[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFF|%return|;PTN] [ARG...]
+//   [[GROUP:]EVENT=]SRC:ALN|SRC;PTN [ARG...]
 //   ARG: [NAME=]VAR[->field|.field|[N]]...[:TYPE] | $params | $vars | $retval | %REG | @SYM | +OFF(%REG)...
 //
 // Parsing does not look at the binary: dwarf_probe_finder resolves names.
@@ -42,6 +42,7 @@ struct ProbeDefinition {
   uint64_t offset = 0;  // +OFF
   bool has_offset = false;
   bool retprobe = false;
+  std::string lazy;  // ;PTN: a lazy line pattern (perf's: a glob ignoring spaces)
   std::vector<ProbeArgSpec> args;
   std::string text;  // the definition as given (one line, single spaces)
 

@@ -6,7 +6,13 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "probe/probe_test_env.h"
@@ -146,4 +152,83 @@ TEST(ProbeChainsErrors, ExternsWithoutVarsIsAUsageError) {
   auto r = sonde_probe("-x /bin/true --externs -F");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "sonde: probe: --externs goes with -V\n");
+}
+
+namespace {
+
+// A process of the fixture calling visit() forever, killed (by its pid) and
+// reaped when the test ends, passed or failed.
+class RunningTarget {
+ public:
+  explicit RunningTarget(const std::string& path) : pid_(fork()) {
+    if (pid_ == 0) {
+      int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, 1);
+      execl(path.c_str(), "probe_chains", "-1", nullptr);
+      _exit(127);
+    }
+  }
+  ~RunningTarget() {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+  // The byte at `vaddr` of the executable mapped from `path` (its first
+  // mapping starts at file offset 0), -1 when unreadable.
+  int byte_at(const std::string& path, uint64_t vaddr) const {
+    std::ifstream maps("/proc/" + std::to_string(pid_) + "/maps");
+    uint64_t base = 0;
+    for (std::string line; std::getline(maps, line);)
+      if (line.find(path) != std::string::npos) {
+        base = std::stoull(line.substr(0, line.find('-')), nullptr, 16);
+        break;
+      }
+    int fd = open(("/proc/" + std::to_string(pid_) + "/mem").c_str(), O_RDONLY);
+    uint8_t b = 0;
+    bool ok = fd >= 0 && base && pread(fd, &b, 1, static_cast<off_t>(base + vaddr)) == 1;
+    if (fd >= 0) close(fd);
+    return ok ? b : -1;
+  }
+
+ private:
+  pid_t pid_;
+};
+
+}  // namespace
+
+// The one step's uprobes live only as long as the recorder's BPF link: after
+// `kill -9` of the recorder, the probed instruction in the target is its own
+// again (the int3 is gone) and nothing was ever written to tracefs.
+TEST(ProbeChainsHygiene, KillNineOfTheOneStepRecorderLeavesNoProbe) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O2", "probe_chains.c");
+  ASSERT_TRUE(bin.ok());
+  auto d = sonde_probe("-x " + quoted(bin.path()) + " -D visit");
+  size_t at = d.out.find(":0x");
+  ASSERT_NE(at, std::string::npos) << d.out;
+  const uint64_t offset = std::stoull(d.out.substr(at + 3), nullptr, 16);  // PIE text: vaddr = file offset
+  RunningTarget target(bin.path());
+  int original = -1;
+  ASSERT_TRUE(wait_until([&] { return (original = target.byte_at(bin.path(), offset)) >= 0; }));
+  ASSERT_NE(original, 0xcc);
+
+  pid_t rec = fork();
+  if (rec == 0) {
+    std::string pid = std::to_string(target.pid()), spec = "probe:" + bin.path() + ":visit v=n->value tag:string";
+    execl(sonde_bin().c_str(), "sonde", "record", "-q", "-p", pid.c_str(), "-e", spec.c_str(), "-o",
+          (dir / "out").c_str(), nullptr);
+    _exit(127);
+  }
+  EXPECT_TRUE(wait_until([&] { return target.byte_at(bin.path(), offset) == 0xcc; }));
+  EXPECT_TRUE(wait_until([&] {
+    auto s = run({sonde_bin(), "script", "-F", "event,trace", "-i", dir / "out"});
+    return s.out.find(":visit: arg1=") != std::string::npos;
+  }));
+  kill(rec, SIGKILL);
+  int status = 0;
+  waitpid(rec, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  // The link is released asynchronously to the recorder's exit.
+  EXPECT_TRUE(wait_until([&] { return target.byte_at(bin.path(), offset) == original; }));
+  EXPECT_TRUE(bin.events().empty());
 }

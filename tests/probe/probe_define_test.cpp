@@ -2,6 +2,8 @@
 // -D lines, the lines written to uprobe_events, -l, -d, -f.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "probe/probe_test_env.h"
 
 using namespace sonde::test;
@@ -28,7 +30,13 @@ std::vector<std::string> definitions() {
           "twice x",
           loop_point() + " i sum",
           "probe_args.c:" + std::to_string(ProbeFixture::source_line("sum += r + s;")) + " i",
-          "main argc a0=argv[0] a1=argv[1]:string"};
+          "main argc a0=argv[0] a1=argv[1]:string",
+          // ;PTN lazy line patterns: every address perf gives the matching lines
+          "main;sum+=*",
+          "main;*\"loop* i sum",
+          "handle_request;*strlen* flags",
+          "probe_args.c;*twice(*",
+          "L=scale;* value"};
 }
 
 class ProbeDefine : public ::testing::TestWithParam<const char*> {};
@@ -142,15 +150,18 @@ TEST_P(ProbeDefine, VarsLinesAndFuncsListLikePerf) {
     EXPECT_EQ(ours.exit_code, 0) << ours.err;
     EXPECT_EQ(ours.out, theirs.out) << point;
   }
-  // -L: the function's own lines, numbered as perf numbers them (perf also
-  // prints a few lines past the function's end; sonde stops there).
-  auto ours = sonde_probe(x + "-L handle_request");
-  ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  auto theirs = perf_probe(x + "-L handle_request 2>/dev/null");
-  auto our_lines = lines(ours.out), their_lines = lines(theirs.out);
-  ASSERT_GE(their_lines.size(), our_lines.size());
-  for (size_t i = 1; i < our_lines.size(); ++i) EXPECT_EQ(our_lines[i], their_lines[i]);
-  EXPECT_NE(ours.out.find("      0  __attribute__((noinline)) long handle_request("), std::string::npos) << ours.out;
+  // -L: perf's line ranges, function-relative and absolute, byte for byte.
+  const int decl = ProbeFixture::source_line("long handle_request(struct request *req");
+  for (const std::string& range :
+       {std::string("handle_request"), std::string("handle_request:1-2"), std::string("main:3-5"), std::string("main"),
+        fmt::format("probe_args.c:{}-{}", decl - 1, decl + 4), fmt::format("probe_args.c:{}+2", decl),
+        fmt::format("probe_args.c:{}", decl + 19)}) {
+    auto ours = sonde_probe(x + "-L " + quoted(range));
+    ASSERT_EQ(ours.exit_code, 0) << range << ": " << ours.err;
+    EXPECT_EQ(ours.out, perf_probe(x + "-L " + quoted(range) + " 2>/dev/null").out) << range;
+  }
+  EXPECT_NE(sonde_probe(x + "-L handle_request").out.find("      0  __attribute__((noinline)) long handle_request("),
+            std::string::npos);
   // -F: function symbols (perf lists data symbols too: only the functions are compared).
   auto funcs = sonde_probe(x + "-F");
   ASSERT_EQ(funcs.exit_code, 0) << funcs.err;

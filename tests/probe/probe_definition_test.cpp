@@ -46,7 +46,7 @@ TEST(ProbeSyntax, PointForms) {
 
 TEST(ProbeSyntax, BadDefinitionsAreUsageErrors) {
   for (const char* bad : {"", "f:x", "f+zz", "a.c", "f%return:3", "1bad=f", "f a:u7", "f a->", "f a[x]", "f a-b",
-                          "f;pat"}) {
+                          "f;", "f:3;pat", "f%return;pat"}) {
     try {
       parse_probe_definition(bad);
       ADD_FAILURE() << "accepted: " << bad;
@@ -74,4 +74,18 @@ TEST(ProbeSyntax, UprobeEventLinesRoundTrip) {
   EXPECT_FALSE(parse_uprobe_event_line("p:g/e /x:0xzz"));
   EXPECT_EQ(default_probe_group("/lib/x86_64-linux-gnu/libc.so.6"), "probe_libc");
   EXPECT_EQ(default_probe_group("/tmp/probe_args-2"), "probe_probe_args");
+}
+
+TEST(ProbeSyntax, LazyLinePatternsRunToTheEndOfThePoint) {
+  auto d = parse_probe_definition("main;sum+=* i");
+  EXPECT_EQ(d.function, "main");
+  EXPECT_EQ(d.lazy, "sum+=*");
+  EXPECT_TRUE(d.event.empty());  // the = is the pattern's
+  ASSERT_EQ(d.args.size(), 1u);
+  auto f = parse_probe_definition("E=src/a.c;*x@y:z*");
+  EXPECT_EQ(f.event, "E");
+  EXPECT_TRUE(f.function.empty());
+  EXPECT_EQ(f.file, "src/a.c");
+  EXPECT_EQ(f.lazy, "*x@y:z*");
+  EXPECT_EQ(f.point_text(), "src/a.c;*x@y:z*");
 }

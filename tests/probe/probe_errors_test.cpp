@@ -43,7 +43,7 @@ TEST(ProbeErrors, NamesThatDoNotExistSayTheNearestOnes) {
            {"'twice x'", 2, "function 'twice' has no code"},
            {"'scale+4096'", 2, "past the end of scale"},
            {"'handle_request %nosuchreg'", 1, "the kernel refused"},
-           {"'handle_request;x*'", 2, "lazy line patterns"},
+           {"'handle_request;x*'", 2, "no line of handle_request matching 'x*' has code in "},
        })
     expect_refused(bin, c);
 }
@@ -84,4 +84,48 @@ TEST(ProbeErrors, UsageErrorsBeforeAnythingIsRead) {
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
     EXPECT_EQ(count_lines_with(r.err, "sonde"), 1u) << args << "\n" << r.err;
   }
+}
+
+namespace {
+
+// `sonde probe ARGS` fails with exit 2, exactly `message` and no output.
+void expect_usage_error(const std::string& args, const std::string& message) {
+  auto r = sonde_probe(args);
+  EXPECT_EQ(r.exit_code, 2) << args;
+  EXPECT_EQ(r.err, message) << args;
+  EXPECT_TRUE(r.out.empty()) << args;
+}
+
+}  // namespace
+
+TEST(ProbeErrors, BadLineRangesAreUsageErrors) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O0");
+  ASSERT_TRUE(bin.ok());
+  const std::string x = "-x " + quoted(bin.path()) + " -L ";
+  for (const auto& [range, message] : std::vector<std::pair<std::string, std::string>>{
+           {"main:5-2", "sonde: probe: bad line range 'main:5-2': it ends before it starts\n"},
+           {"main:x", "sonde: probe: bad line range 'main:x': 'x' is not a line number\n"},
+           {"main:3+", "sonde: probe: bad line range 'main:3+': '' is not a line number\n"},
+           {"@probe_args.c", "sonde: probe: bad line range '@probe_args.c' (FUNC[@SRC][:START[-END|+COUNT]] or "
+                             "SRC[:START[-END|+COUNT]])\n"},
+           {"nosuch.c:3", "sonde: probe: no source file 'nosuch.c' with code in " + bin.path() + "\n"}}) {
+    expect_usage_error(x + quoted(range), message);
+  }
+}
+
+// perf 6.1 probes the function's entry when no line matches (sonde refuses).
+TEST(ProbeErrors, LazyPatternsThatMatchNothingAreUsageErrors) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O0");
+  ASSERT_TRUE(bin.ok());
+  const std::string x = "-x " + quoted(bin.path()) + " -D ";
+  for (const auto& [def, message] : std::vector<std::pair<std::string, std::string>>{
+           {"main;nomatch*", "sonde: probe: no line of main matching 'nomatch*' has code in " + bin.path() + "\n"},
+           {"main;", "sonde: probe: an empty line pattern in 'main;'\n"},
+           {"main:3;x*", "sonde: probe: a line pattern goes with FUNC or SRC alone, not 'main:3;x*'\n"},
+           {"main%return;x*", "sonde: probe: %return is only for a function entry, not 'main%return;x*'\n"}}) {
+    expect_usage_error(x + quoted(def), message);
+  }
+  EXPECT_TRUE(bin.events().empty());
 }

@@ -28,6 +28,12 @@ std::vector<std::string> script_hits(const std::string& data) {
   return out;
 }
 
+// `sonde record -q -o DIR/d -e 'probe:BIN:DEF' -- BIN CALLS`.
+RunResult record_one_step(const TempDir& dir, const ProbeFixture& bin, const std::string& def, int calls) {
+  return sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " + quoted("probe:" + bin.path() + ":" + def) +
+            " -- " + quoted(bin.path()) + " " + std::to_string(calls));
+}
+
 }  // namespace
 
 TEST(ProbeOneStep, ArgumentValuesEqualTheFixturesAndNothingStays) {
@@ -58,8 +64,7 @@ TEST(ProbeOneStep, FrameBaseLocationsAtO0) {
   TempDir dir;
   ProbeFixture bin(dir, "-O0");
   ASSERT_TRUE(bin.ok());
-  auto rec = sh(quoted(sonde_bin()) + " record -q -o " + quoted(dir / "d") + " -e " +
-                quoted("probe:" + bin.path() + ":scale value factor") + " -- " + quoted(bin.path()) + " 2");
+  auto rec = record_one_step(dir, bin, "scale value factor", 2);
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
   std::vector<std::string> want = {"%" + bin.group() + ":scale: arg1=7 arg2=2",
                                    "%" + bin.group() + ":scale: arg1=8 arg2=3"};
@@ -111,4 +116,24 @@ TEST_P(ProbeOneStepRoute, ReturnValuesAndEntryReturnPairs) {
                 " " + quoted("%" + bin.group() + ":scale__return"));
   EXPECT_EQ(lat.exit_code, 0) << lat.err;
   EXPECT_NE(lat.out.find("by tid: 3 pairs"), std::string::npos) << lat.out;
+}
+
+// A lazy line pattern (perf's ;PTN) in one step: the line that prints
+// "loop i=.. sum=.." is hit once per iteration with the values it prints.
+TEST(ProbeOneStep, LazyLinePatternHitsTheMatchingLine) {
+  TempDir dir;
+  ProbeFixture bin(dir, "-O2");
+  ASSERT_TRUE(bin.ok());
+  auto rec = record_one_step(dir, bin, "main;*\"loop* i sum", 3);
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::vector<std::string> want;
+  for (const auto& l : lines(rec.out)) {
+    int i;
+    long sum;
+    if (sscanf(l.c_str(), "loop i=%d sum=%ld", &i, &sum) == 2)
+      want.push_back(fmt::format("%{}:main: arg1={} arg2={}", bin.group(), i, sum));
+  }
+  ASSERT_EQ(want.size(), 3u) << rec.out;
+  EXPECT_EQ(script_hits(dir / "d"), want);
+  EXPECT_TRUE(bin.events().empty());
 }
