@@ -59,6 +59,7 @@ struct ReportArgs {
   bool dump_raw = false;   // -D
   std::string pretty = "normal";  // --pretty: -T's table style
   std::string field_sep;          // -t
+  std::optional<std::string> cpus;  // -C
 };
 
 // --header-only: the header facts; with -I (perf's) HEADER_CPU_TOPOLOGY in
@@ -128,8 +129,8 @@ void write_out(const std::string& text) {
 // A fleet store as input (docs/fleet.md): the store aggregates, the same
 // table is printed. Options that need the recording's records do not apply.
 void report_store(const ReportArgs& a, const report::ReportOptions& ro, const std::string& input) {
-  if (a.header || a.stats || !a.time.empty() || a.wall || a.inline_frames)
-    throw_usage("report: --header, --header-only, --stats, --time, --wall and --inline need a recording, not a store "
+  if (a.header || a.stats || !a.time.empty() || a.wall || a.inline_frames || a.cpus)
+    throw_usage("report: --header, --header-only, --stats, --time, -C, --wall and --inline need a recording, not a store "
                 "(use since=/until= in the URL)");
   auto profile = fleet::load_fleet_profile(input);
   report::write_report(profile, ro, stdout);
@@ -178,6 +179,7 @@ void run_report(const ReportArgs& a) {
   Symbolizer symbolizer(so);
   analysis::ProfileOptions po;
   po.filter.time = analysis::resolve_time_ranges(time, input);
+  if (a.cpus) po.filter.cpus = cpu_filter(*a.cpus);
   po.max_stack = a.max_stack;
   po.split_by_cpu = ro.layout.has(report::Field::kCpu) || ro.layout.has(report::Field::kSocket) ||
                     ro.layout.has(report::Field::kCore);
@@ -235,6 +237,8 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
                   "Only rows of samples in these symbols (names; percentages stay of the whole). As perf 6.1, a hexadecimal "
                   "number matches nothing")
       ->delimiter(',');
+  cmd->add_option("-C,--cpu", a->cpus,
+                  "Only samples on these CPUs, as perf: 0,2-3 (the others are not counted: percentages are of these)");
   cmd->add_option("--pid", a->pids, "Only rows of these process ids")->delimiter(',');
   cmd->add_option("--tid", a->tids, "Only rows of these thread ids")->delimiter(',');
   cmd->add_option("-d,--dso,--dsos", a->dsos, "Only rows of samples in these objects (path or file name)")->delimiter(',');

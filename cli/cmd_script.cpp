@@ -39,6 +39,7 @@ struct ScriptArgs {
   std::vector<std::string> comms, symbols_shown;
   std::vector<uint32_t> pids, tids;
   std::string time;
+  std::optional<std::string> cpus;  // -C
   SymbolArgs symbols;
   bool strict = false;
 };
@@ -52,7 +53,7 @@ void script_store(const ScriptArgs& a, const std::string& url) {
       {a.header, "--header"},          {a.show_mmap_events, "--show-mmap-events"},
       {a.show_task_events, "--show-task-events"}, {!a.symbols_shown.empty(), "-S"}, {!a.time.empty(), "--time"},
       {!a.comms.empty(), "--comm (use the URL's comm=)"}, {!a.pids.empty(), "--pid"}, {!a.tids.empty(), "--tid"},
-      {a.strict, "--strict"}};
+      {a.strict, "--strict"}, {a.cpus.has_value(), "-C"}};
   for (const auto& [given, name] : per_sample)
     if (given) throw_usage("script: {} needs a recording, not a store (the store keeps aggregates: docs/fleet.md)", name);
   fleet::print_store_listing(fleet::load_store_listing(url), a.max_stack, a.hide_callchain, stdout);
@@ -77,6 +78,7 @@ void run_script(const ScriptArgs& args) {
   opts.filter.pids = args.pids;
   opts.filter.tids = args.tids;
   opts.filter.time = analysis::resolve_time_ranges(time, input);
+  if (args.cpus) opts.filter.cpus = cpu_filter(*args.cpus);
   opts.symbols_shown = args.symbols_shown;
   if (args.dump_raw) {
     return script::dump_raw_input(input, stdout);
@@ -142,6 +144,7 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("-c,--comm,--comms", args->comms, "Only samples of these commands")->delimiter(',');
   cmd->add_option("--pid", args->pids, "Only samples of these process ids")->delimiter(',');
   cmd->add_option("--tid", args->tids, "Only samples of these thread ids")->delimiter(',');
+  cmd->add_option("-C,--cpu", args->cpus, "Only samples (and side-band records) on these CPUs, as perf: 0,2-3");
   cmd->add_option("--time", args->time,
                   "Only samples in these ranges, as perf: START,STOP in seconds as printed (either may be empty), "
                   "several 'A,B C,D', or percentages 10%/2, 0%-10%, 25%");

@@ -62,6 +62,7 @@ class ScriptPrinter {
   void print_header_once();
   // perf script's start of a side-band line (comm, pid/tid, cpu, time).
   void append_sideband_start(const format::RecordView& rec);
+  bool sideband_cpu_shown(const format::RecordView& rec) const;
   void print_frame(const analysis::Frame& f, uint32_t pid);
   void print_fields(const format::Sample& s);  // script_fields.cpp
   uint32_t sample_fields(const format::Sample& s) const;

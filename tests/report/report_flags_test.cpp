@@ -140,6 +140,21 @@ TEST_F(ReportFlags, CpuAndSocketAsPerf) {
   EXPECT_GE(rows, 1u) << r.out;
 }
 
+// -C: only the samples on these CPUs count (the percentages are of them).
+// The CPUs are the ones the recording's samples ran on (perf refuses a CPU
+// beyond the recording's count; sonde shows nothing).
+TEST_F(ReportFlags, CpuListAsPerf) {
+  for (const std::string& data : {perf_file(), file()}) {
+    auto cpus = lines(sh("perf script -i " + data + " -F cpu 2>/dev/null | sort -u | tr -d '[] '").out);
+    ASSERT_FALSE(cpus.empty());
+    for (const std::string& list : {cpus[0], cpus.back(), std::string("0-1"), std::string("1,0")}) {
+      SCOPED_TRACE(data + " -C " + list);
+      expect_as_perf(data, "--no-children -C " + list, kNoGraph);
+      expect_as_perf(data, "--children -g caller --cpu " + list);
+    }
+  }
+}
+
 TEST_F(ReportFlags, ParentAsPerf) {
   for (const char* args : {"--sort parent", "--sort parent,sym", "--sort parent --parent 'heavy|light'",
                            "--sort parent,comm -p '^child_loop$'"}) {
