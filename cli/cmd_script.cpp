@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "analysis/directory_reader.h"
+#include "annotate/disassembler.h"
 #include "commands.h"
 #include "fleet/store_listing.h"
 #include "fleet/store_url.h"
@@ -43,6 +44,16 @@ struct ScriptArgs {
   SymbolArgs symbols;
   bool strict = false;
 };
+
+// -F insn: capstone (loaded now, as annotate loads it) tells where the
+// sampled instruction ends.
+script::InstructionLength instruction_length() {
+  auto disassembler = std::make_shared<annotate::Disassembler>(annotate::Syntax::kAtt);
+  return [disassembler](std::span<const uint8_t> bytes) -> size_t {
+    auto insns = disassembler->disassemble(bytes, 0);
+    return insns.empty() || insns[0].bad ? 0 : insns[0].size;
+  };
+}
 
 // The store's rows, one entry each (fleet/store_listing.h). Options that
 // need each sample or the recording's records are usage errors.
@@ -92,6 +103,7 @@ void run_script(const ScriptArgs& args) {
   opts.max_stack = args.max_stack;
   opts.inline_frames = args.inline_frames;
   opts.fields = fields;
+  if ((fields.other | fields.tracepoint) & script::kFieldInsn) opts.instruction_length = instruction_length();
   opts.hide_callchain = args.hide_callchain;
   opts.nanoseconds = args.nanoseconds;
   opts.file_mode = reader->file_mode();
@@ -131,8 +143,9 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--inline", args->inline_frames, "Also print the functions inlined at each frame (DWARF)");
   cmd->add_option("-F,--fields", args->fields,
                   "Print these fields as perf script -F does: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,"
-                  "dso (ip: the call chain below the line, if recorded); +name,-name add to or remove from perf's "
-                  "default fields");
+                  "dso,srcline,srccode,insn (ip: the call chain below the line, if recorded; srcline: each frame's "
+                  "file:line; srccode: the sampled source line; insn: the sampled instruction's bytes); +name,-name "
+                  "add to or remove from perf's default fields");
   cmd->add_flag("-G,--hide-call-graph", args->hide_callchain,
                 "Only the sampled address, on the sample's line (alone: perf's default fields)");
   cmd->add_flag("--ns", args->nanoseconds, "Print times in nanoseconds (9 decimals)");

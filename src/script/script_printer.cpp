@@ -96,7 +96,9 @@ void append_sample_header(fmt::memory_buffer& buf, std::string_view comm, const 
 
 ScriptPrinter::ScriptPrinter(const analysis::RecordingWalker& walker, analysis::FrameSymbols* symbols, ScriptOptions options,
                              std::FILE* out)
-    : walker_(walker), symbols_(symbols), options_(options), out_(out) {}
+    : walker_(walker), symbols_(symbols), options_(options), out_(out) {
+  if (options_.instruction_length) insn_bytes_ = std::make_unique<InsnBytes>(options_.instruction_length);
+}
 
 ScriptPrinter::~ScriptPrinter() {
   try {
