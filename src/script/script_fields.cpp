@@ -14,7 +14,7 @@ using namespace sonde::format;
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, uint32_t>, 15> kNames = {{
+constexpr std::array<std::pair<std::string_view, uint32_t>, 16> kNames = {{
     {"comm", kFieldComm},
     {"pid", kFieldPid},
     {"tid", kFieldTid},
@@ -30,6 +30,7 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 15> kNames = {{
     {"srcline", kFieldSrcline},
     {"srccode", kFieldSrccode},
     {"insn", kFieldInsn},
+    {"addr", kFieldAddr},
 }};
 
 // perf prints a call chain's user frames at their address in the object
@@ -148,6 +149,9 @@ void ScriptPrinter::print_fields(const Sample& s) {
     fmt::format_to(out, "{:>{}}: ", s.event->name, event_width_);
   }
   if (f & kFieldTrace) append_trace(s, "");
+  // perf's perf_sample__fprintf_addr (the data symbol it adds for page
+  // faults is not printed yet: docs/compatibility.md).
+  if ((f & kFieldAddr) && (s.event->attr.sample_type & PERF_SAMPLE_ADDR)) fmt::format_to(out, "{:>16x}", s.addr);
   if (chain) {
     buf_.push_back('\n');
     for (const analysis::Frame& fr : frames_) {
