@@ -286,6 +286,10 @@ void add_perf_options(CLI::App* cmd, RecordArgs& a) {
 
 }  // namespace
 
+constexpr const char* kDataHelp =
+    "Data addresses in every sample (PERF_SAMPLE_ADDR, DATA_SRC) and the data mappings, as perf -d; without a PMU "
+    "only page-fault events fill them (the faulting address)";
+
 void register_record(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<RecordArgs>();
   auto* cmd = app.add_subcommand("record", "Record a profile into a pipe-mode perf.data stream");
@@ -330,9 +334,7 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_flag("-v,--verbose", a->verbose, "One stderr line per event opened (kernel id included) and for the output file");
   cmd->add_flag("-s,--stat", a->per_thread_counts,
                 "Per-thread counts (inherit_stat: a READ record per exiting thread; perf report -T shows them)");
-  cmd->add_flag("-d,--data", a->data_addresses,
-                "Data addresses in every sample (PERF_SAMPLE_ADDR, DATA_SRC) and the data mappings, as perf -d; without "
-                "a PMU only page-fault events fill them (the faulting address)");
+  cmd->add_flag("-d,--data", a->data_addresses, kDataHelp);
   cmd->add_flag("-T,--timestamp", a->sample_time, "Sample timestamps (always recorded: accepted for perf's sake)");
   cmd->add_flag("--all-user", a->all_user, "Only user space (exclude_kernel on every event)");
   cmd->add_flag("--all-kernel", a->all_kernel, "Only the kernel (exclude_user on every event)");
