@@ -24,7 +24,8 @@ class InsnBytes {
  public:
   explicit InsnBytes(InstructionLength length) : length_(std::move(length)) {}
   // The instruction at a frame of a file mapping; empty for kernel,
-  // anonymous and unreadable code (perf cannot read those either).
+  // anonymous and unreadable code (perf cannot read those either), and for
+  // a file whose build-id is not the recorded one.
   std::span<const uint8_t> at(const analysis::Frame& frame);
 
  private:

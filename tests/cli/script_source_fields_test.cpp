@@ -86,3 +86,19 @@ TEST_F(ScriptSourceFields, SrclineWithoutIpIsAUsageError) {
   auto perf = sh("perf script -i " + (*dir_ / "sonde.data") + " -F comm,srcline 2>&1");
   EXPECT_NE(perf.out.find("Display of source line number requested but sample IP is not"), std::string::npos);
 }
+
+// The object rebuilt after the recording (another build-id at the same
+// path): its bytes are not the recorded program's, so no insn is printed.
+TEST(ScriptInsn, AnotherBuildOfTheObjectPrintsNoBytes) {
+  TempDir dir;
+  const std::string bin = dir / "two_mix", data = dir / "rec.data";
+  ASSERT_TRUE(compile_fixture("two_mix.c", bin));
+  auto r = run({sonde_bin(), "record", "-q", "-o", data, "--", bin, "0.1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto before = run({sonde_bin(), "script", "-i", data, "-S", "mix_a,mix_b", "-F", "sym,ip,insn"});
+  EXPECT_GT(count_lines_with(before.out, " insn: "), 0u) << before.out;
+  ASSERT_TRUE(compile_fixture("two_mix.c", bin, "-O0 -DREBUILT=1"));
+  auto after = run({sonde_bin(), "script", "-i", data, "-S", "mix_a,mix_b", "-F", "sym,ip,insn"});
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(count_lines_with(after.out, " insn: "), 0u) << after.out;
+}
