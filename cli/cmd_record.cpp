@@ -41,7 +41,7 @@ struct RecordArgs {
   bool no_buildid_cache = false;
   bool callchain = false, no_inherit = false, system_wide = false, quiet = false;
   bool compress = false;
-  bool per_thread_counts = false, sample_time = false, all_user = false, all_kernel = false;
+  bool per_thread_counts = false, data_addresses = false, sample_time = false, all_user = false, all_kernel = false;
   bool user_callchain = false, verbose = false, no_buildid = false;
   bool off_cpu = false;
   bool per_thread = false, no_bpf_event = false, buildid_all = false;
@@ -145,6 +145,7 @@ record::RecordOptions record_options(const RecordArgs& a, const std::vector<std:
   if (a.no_buildid && a.buildid_mode_given) throw_usage("-B and --buildid-mode cannot be used together");
   if (a.no_buildid) o.build_id_mode = record::BuildIdMode::None;
   o.per_thread_counts = a.per_thread_counts;
+  o.data_addresses = a.data_addresses;
   o.all_user = a.all_user;
   o.all_kernel = a.all_kernel;
   o.user_callchain = a.user_callchain;
@@ -285,6 +286,10 @@ void add_perf_options(CLI::App* cmd, RecordArgs& a) {
 
 }  // namespace
 
+constexpr const char* kDataHelp =
+    "Data addresses in every sample (PERF_SAMPLE_ADDR, DATA_SRC) and the data mappings, as perf -d; without a PMU "
+    "only page-fault events fill them (the faulting address)";
+
 void register_record(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<RecordArgs>();
   auto* cmd = app.add_subcommand("record", "Record a profile into a pipe-mode perf.data stream");
@@ -329,6 +334,7 @@ void register_record(CLI::App& app, int& exit_code) {
   cmd->add_flag("-v,--verbose", a->verbose, "One stderr line per event opened (kernel id included) and for the output file");
   cmd->add_flag("-s,--stat", a->per_thread_counts,
                 "Per-thread counts (inherit_stat: a READ record per exiting thread; perf report -T shows them)");
+  cmd->add_flag("-d,--data", a->data_addresses, kDataHelp);
   cmd->add_flag("-T,--timestamp", a->sample_time, "Sample timestamps (always recorded: accepted for perf's sake)");
   cmd->add_flag("--all-user", a->all_user, "Only user space (exclude_kernel on every event)");
   cmd->add_flag("--all-kernel", a->all_kernel, "Only the kernel (exclude_user on every event)");

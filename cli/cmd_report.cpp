@@ -17,6 +17,7 @@
 #include "fleet/store_url.h"
 #include "report/call_graph_options.h"
 #include "report/record_stats.h"
+#include "report/hist.h"
 #include "report/report_fields.h"
 #include "report/report_table.h"
 #include "report/wall_report.h"
@@ -36,9 +37,9 @@ struct ReportArgs {
   std::string input;
   bool no_children = false;
   std::optional<std::string> sort, fields;
-  bool show_samples = false;
+  bool show_samples = false, cpu_utilization = false, total_period = false;
   std::optional<double> percent_limit;
-  std::vector<std::string> comms, dsos;
+  std::vector<std::string> comms, dsos, symbol_list;
   std::vector<uint32_t> pids, tids;
   std::optional<std::string> graph;  // -g [SPEC]
   bool inverted = false;             // -G
@@ -57,6 +58,8 @@ struct ReportArgs {
   bool strict = false;     // --strict
   bool dump_raw = false;   // -D
   std::string pretty = "normal";  // --pretty: -T's table style
+  std::string field_sep;          // -t
+  std::optional<std::string> cpus;  // -C
 };
 
 // --header-only: the header facts; with -I (perf's) HEADER_CPU_TOPOLOGY in
@@ -92,7 +95,7 @@ report::ReportOptions report_options(const ReportArgs& a) {
   if (a.percent_limit && (*a.percent_limit < 0 || *a.percent_limit > 100))
     throw_usage("--percent-limit must be within 0..100");
   ro.children = !a.no_children;
-  ro.layout = report::layout_fields({a.fields, a.sort, ro.children, a.show_samples});
+  ro.layout = report::layout_fields({a.fields, a.sort, ro.children, a.show_samples, a.cpu_utilization, a.total_period});
   ro.json = a.format == "json";
   ro.percent_limit = a.percent_limit.value_or(0);
   ro.call_graph = a.graph || a.inverted;
@@ -109,10 +112,12 @@ report::ReportOptions report_options(const ReportArgs& a) {
   ro.quiet = a.quiet;
   ro.verbose = a.verbose;
   ro.comms = a.comms, ro.dsos = a.dsos, ro.pids = a.pids, ro.tids = a.tids;
+  if (!a.symbol_list.empty()) ro.symbols = report::perf_symbol_names(a.symbol_list);
   ro.symbol_filter = a.symbol_filter;
   ro.parent = compile(a.parent_given ? a.parent : "^sys_|^do_page_fault", "--parent");
   if (!a.ignore_callees.empty()) ro.ignore_callees = compile(a.ignore_callees, "--ignore-callees");
   ro.time_text = a.time;
+  ro.field_sep = a.field_sep;
   return ro;
 }
 
@@ -124,8 +129,8 @@ void write_out(const std::string& text) {
 // A fleet store as input (docs/fleet.md): the store aggregates, the same
 // table is printed. Options that need the recording's records do not apply.
 void report_store(const ReportArgs& a, const report::ReportOptions& ro, const std::string& input) {
-  if (a.header || a.stats || !a.time.empty() || a.wall || a.inline_frames)
-    throw_usage("report: --header, --header-only, --stats, --time, --wall and --inline need a recording, not a store "
+  if (a.header || a.stats || !a.time.empty() || a.wall || a.inline_frames || a.cpus)
+    throw_usage("report: --header, --header-only, --stats, --time, -C, --wall and --inline need a recording, not a store "
                 "(use since=/until= in the URL)");
   auto profile = fleet::load_fleet_profile(input);
   report::write_report(profile, ro, stdout);
@@ -174,6 +179,7 @@ void run_report(const ReportArgs& a) {
   Symbolizer symbolizer(so);
   analysis::ProfileOptions po;
   po.filter.time = analysis::resolve_time_ranges(time, input);
+  if (a.cpus) po.filter.cpus = cpu_filter(*a.cpus);
   po.max_stack = a.max_stack;
   po.split_by_cpu = ro.layout.has(report::Field::kCpu) || ro.layout.has(report::Field::kSocket) ||
                     ro.layout.has(report::Field::kCore);
@@ -221,9 +227,18 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("-F,--fields", a->fields,
                   "Exactly these columns (values and keys, as --sort), or +a,b added to the default ones");
   cmd->add_flag("-n,--show-nr-samples", a->show_samples, "Show a Samples column");
+  cmd->add_flag("--showcpuutilization", a->cpu_utilization,
+                "sys and usr columns after the overhead: the shares sampled in the kernel and in user space, as perf");
+  cmd->add_flag("--show-total-period", a->total_period, "Show a Period column (after Samples), as perf");
   cmd->add_option("--percent-limit", a->percent_limit, "Hide entries (and call-graph branches) below this percentage");
   cmd->add_option("-c,--comm,--comms", a->comms, "Only rows of these commands (percentages stay of the whole)")
       ->delimiter(',');
+  cmd->add_option("-S,--symbols", a->symbol_list,
+                  "Only rows of samples in these symbols (names; percentages stay of the whole). As perf 6.1, a hexadecimal "
+                  "number matches nothing")
+      ->delimiter(',');
+  cmd->add_option("-C,--cpu", a->cpus,
+                  "Only samples on these CPUs, as perf: 0,2-3 (the others are not counted: percentages are of these)");
   cmd->add_option("--pid", a->pids, "Only rows of these process ids")->delimiter(',');
   cmd->add_option("--tid", a->tids, "Only rows of these thread ids")->delimiter(',');
   cmd->add_option("-d,--dso,--dsos", a->dsos, "Only rows of samples in these objects (path or file name)")->delimiter(',');
@@ -237,6 +252,9 @@ void register_report(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("--format", a->format, "text or json")->capture_default_str();
   cmd->add_flag("--inline", a->inline_frames, "Expand inlined functions from DWARF");
   a->symbols.add_to(cmd);
+  cmd->add_option("-t,--field-separator", a->field_sep,
+                  "Separate the columns with this text instead of padding them (perf's -t; its first character "
+                  "becomes '.' inside names)");
   cmd->add_flag("--stdio", a->stdio, "Accepted for perf compatibility (sonde always prints text)");
   cmd->add_flag("-T,--threads", a->threads, "Per-thread counts of a `record -s` recording (perf's table, printed last)");
   cmd->add_option("--pretty", a->pretty, "-T's table style: normal or raw (perf's)")

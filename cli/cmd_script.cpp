@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "analysis/directory_reader.h"
+#include "annotate/disassembler.h"
 #include "commands.h"
 #include "fleet/store_listing.h"
 #include "fleet/store_url.h"
@@ -39,9 +40,20 @@ struct ScriptArgs {
   std::vector<std::string> comms, symbols_shown;
   std::vector<uint32_t> pids, tids;
   std::string time;
+  std::optional<std::string> cpus;  // -C
   SymbolArgs symbols;
   bool strict = false;
 };
+
+// -F insn: capstone (loaded now, as annotate loads it) tells where the
+// sampled instruction ends.
+script::InstructionLength instruction_length() {
+  auto disassembler = std::make_shared<annotate::Disassembler>(annotate::Syntax::kAtt);
+  return [disassembler](std::span<const uint8_t> bytes) -> size_t {
+    auto insns = disassembler->disassemble(bytes, 0);
+    return insns.empty() || insns[0].bad ? 0 : insns[0].size;
+  };
+}
 
 // The store's rows, one entry each (fleet/store_listing.h). Options that
 // need each sample or the recording's records are usage errors.
@@ -52,7 +64,7 @@ void script_store(const ScriptArgs& a, const std::string& url) {
       {a.header, "--header"},          {a.show_mmap_events, "--show-mmap-events"},
       {a.show_task_events, "--show-task-events"}, {!a.symbols_shown.empty(), "-S"}, {!a.time.empty(), "--time"},
       {!a.comms.empty(), "--comm (use the URL's comm=)"}, {!a.pids.empty(), "--pid"}, {!a.tids.empty(), "--tid"},
-      {a.strict, "--strict"}};
+      {a.strict, "--strict"}, {a.cpus.has_value(), "-C"}};
   for (const auto& [given, name] : per_sample)
     if (given) throw_usage("script: {} needs a recording, not a store (the store keeps aggregates: docs/fleet.md)", name);
   fleet::print_store_listing(fleet::load_store_listing(url), a.max_stack, a.hide_callchain, stdout);
@@ -77,6 +89,7 @@ void run_script(const ScriptArgs& args) {
   opts.filter.pids = args.pids;
   opts.filter.tids = args.tids;
   opts.filter.time = analysis::resolve_time_ranges(time, input);
+  if (args.cpus) opts.filter.cpus = cpu_filter(*args.cpus);
   opts.symbols_shown = args.symbols_shown;
   if (args.dump_raw) {
     return script::dump_raw_input(input, stdout);
@@ -90,6 +103,7 @@ void run_script(const ScriptArgs& args) {
   opts.max_stack = args.max_stack;
   opts.inline_frames = args.inline_frames;
   opts.fields = fields;
+  if ((fields.other | fields.tracepoint) & script::kFieldInsn) opts.instruction_length = instruction_length();
   opts.hide_callchain = args.hide_callchain;
   opts.nanoseconds = args.nanoseconds;
   opts.file_mode = reader->file_mode();
@@ -129,8 +143,9 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_flag("--inline", args->inline_frames, "Also print the functions inlined at each frame (DWARF)");
   cmd->add_option("-F,--fields", args->fields,
                   "Print these fields as perf script -F does: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,"
-                  "dso (ip: the call chain below the line, if recorded); +name,-name add to or remove from perf's "
-                  "default fields");
+                  "dso,srcline,srccode,insn (ip: the call chain below the line, if recorded; srcline: each frame's "
+                  "file:line; srccode: the sampled source line; insn: the sampled instruction's bytes); +name,-name "
+                  "add to or remove from perf's default fields");
   cmd->add_flag("-G,--hide-call-graph", args->hide_callchain,
                 "Only the sampled address, on the sample's line (alone: perf's default fields)");
   cmd->add_flag("--ns", args->nanoseconds, "Print times in nanoseconds (9 decimals)");
@@ -142,6 +157,7 @@ void register_script(CLI::App& app, int& /*exit_code*/) {
   cmd->add_option("-c,--comm,--comms", args->comms, "Only samples of these commands")->delimiter(',');
   cmd->add_option("--pid", args->pids, "Only samples of these process ids")->delimiter(',');
   cmd->add_option("--tid", args->tids, "Only samples of these thread ids")->delimiter(',');
+  cmd->add_option("-C,--cpu", args->cpus, "Only samples (and side-band records) on these CPUs, as perf: 0,2-3");
   cmd->add_option("--time", args->time,
                   "Only samples in these ranges, as perf: START,STOP in seconds as printed (either may be empty), "
                   "several 'A,B C,D', or percentages 10%/2, 0%-10%, 25%");

@@ -8,6 +8,7 @@
 #include "cache/buildid_cache.h"
 #include "jit/jit_files.h"
 #include "kernel/process_environment.h"
+#include "util/cpu_set.h"
 #include "util/error.h"
 
 namespace sonde::cli {
@@ -64,6 +65,12 @@ std::function<void(uint64_t, uint64_t)> progress_printer(const char* command) {
 
 void clear_progress() {
   if (::isatty(STDERR_FILENO)) std::fprintf(stderr, "\r\033[K");
+}
+
+std::vector<int> cpu_filter(const std::string& text) {
+  std::vector<int> cpus;
+  if (!parse_cpu_set(text, cpus)) throw_usage("-C: invalid CPU list '{}' (expected e.g. 0,2-3)", text);
+  return cpus;
 }
 
 }  // namespace sonde::cli

@@ -48,6 +48,10 @@ inline constexpr const char* kStrictHelp =
     "saying how many bytes were lost, as perf does (default: use what is complete, a note, exit 0)";
 void check_strict(bool strict, const analysis::ReadingOutcome& outcome, const std::string& input);
 
+// -C CPUS (report, script): perf's CPU list ("0,2-3"), sorted; a usage
+// error naming the text when malformed.
+std::vector<int> cpu_filter(const std::string& text);
+
 // A "reading N%" line on stderr while a large input is read, only when
 // stderr is a terminal (empty function otherwise); clear_progress() erases it.
 std::function<void(uint64_t, uint64_t)> progress_printer(const char* command);

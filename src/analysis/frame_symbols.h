@@ -30,6 +30,9 @@ class FrameSymbols {
   // the function holding them as DWARF names it, flagged not inlined. Empty
   // without DWARF for the address.
   virtual void function_chain(const Frame& /*frame*/, uint32_t /*pid*/, std::vector<InlineFrame>& out) { out.clear(); }
+  // The source line of a frame's address from its object's DWARF line table
+  // (script -F srcline, srccode); false when there is none.
+  virtual bool source_line(const Frame& /*frame*/, uint32_t /*pid*/, SourceLine& /*out*/) { return false; }
 };
 
 }  // namespace sonde::analysis

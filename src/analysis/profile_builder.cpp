@@ -12,6 +12,7 @@
 #include "analysis/recording_walker.h"
 #include "analysis/resolver_thread.h"
 #include "analysis/symbol_resolver.h"
+#include "util/error.h"
 #include "util/flat_index.h"
 #include "util/mapped_path.h"
 
@@ -37,6 +38,13 @@ using namespace sonde::format;
 bool ProfileFilter::accepts_event(std::string_view name) const {
   if (events.empty()) return true;
   return std::find(events.begin(), events.end(), name) != events.end();
+}
+
+bool ProfileFilter::accepts_cpu(const Sample& s) const {
+  if (cpus.empty()) return true;
+  if (!(s.event->attr.sample_type & PERF_SAMPLE_CPU))
+    throw_runtime("File does not contain CPU events. Remove -C option to proceed.");
+  return std::binary_search(cpus.begin(), cpus.end(), static_cast<int>(s.cpu));
 }
 
 namespace {
@@ -78,7 +86,7 @@ class ProfileBuilder::Impl {
     if (!event_ok(*s.event)) return;
     if (!f.pids.empty() && std::find(f.pids.begin(), f.pids.end(), s.pid) == f.pids.end()) return;
     if (!f.tids.empty() && std::find(f.tids.begin(), f.tids.end(), s.tid) == f.tids.end()) return;
-    if (!f.time.contains(s.time)) return;
+    if (!f.time.contains(s.time) || !f.accepts_cpu(s)) return;
     std::string_view comm = space.comm(s.pid, s.tid);
     if (!f.comms.empty() && std::find(f.comms.begin(), f.comms.end(), comm) == f.comms.end()) return;
 

@@ -24,8 +24,12 @@ struct ProfileFilter {
   std::vector<uint32_t> pids, tids;
   std::vector<std::string> comms;
   std::vector<std::string> events;
+  std::vector<int> cpus;  // -C (sorted; empty: every CPU)
   TimeRanges time;  // --time
   bool accepts_event(std::string_view name) const;
+  // -C: the sample's CPU is listed. Samples that carry no CPU cannot be
+  // told apart: perf's message, as a runtime error.
+  bool accepts_cpu(const format::Sample& s) const;
 };
 
 struct ProfileOptions {

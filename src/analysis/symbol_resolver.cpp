@@ -92,4 +92,13 @@ void SymbolResolver::function_chain(const Frame& f, uint32_t pid, std::vector<In
   sym_.inline_frames(h, lookup_key(f, h), out, true);
 }
 
+bool SymbolResolver::source_line(const Frame& f, uint32_t pid, SourceLine& out) {
+  ObjectHandle h = handle(f, pid);
+  if (!h.valid() || sym_.info(h).kind != ObjectKind::kElf) return false;
+  auto line = sym_.srcline(h, lookup_key(f, h));
+  if (!line || line->file.empty() || line->line == 0) return false;
+  out = *line;
+  return true;
+}
+
 }  // namespace sonde::analysis

@@ -36,6 +36,7 @@ class SymbolResolver : public FrameSymbols {
   SymbolName symbolize(const Frame& f, uint32_t pid) override;
   void inline_names(const Frame& f, uint32_t pid, std::vector<std::string_view>& out) override;
   void function_chain(const Frame& f, uint32_t pid, std::vector<InlineFrame>& out) override;
+  bool source_line(const Frame& f, uint32_t pid, SourceLine& out) override;
   Symbolizer& symbolizer() { return sym_; }
 
  private:

@@ -5,51 +5,16 @@
 #include <algorithm>
 #include <string>
 
+#include "util/cpu_set.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/parse_int.h"
 
 namespace sonde::record {
 
-namespace {
-
-constexpr int kMaxCpu = 4095;
-
-bool parse_cpu(std::string_view s, int& out) {
-  auto cpu = parse_int<int>(s, 0, kMaxCpu);
-  out = cpu.value;
-  return static_cast<bool>(cpu);
-}
-
-// Parses the list syntax without checking against online CPUs; false if malformed.
-bool parse_list(std::string_view text, std::vector<int>& out) {
-  if (text.empty()) return false;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string_view item = text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
-    size_t dash = item.find('-');
-    int lo = 0, hi = 0;
-    if (dash == std::string_view::npos) {
-      if (!parse_cpu(item, lo)) return false;
-      hi = lo;
-    } else if (!parse_cpu(item.substr(0, dash), lo) || !parse_cpu(item.substr(dash + 1), hi) || hi < lo) {
-      return false;
-    }
-    for (int c = lo; c <= hi; ++c) out.push_back(c);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return true;
-}
-
-}  // namespace
-
 std::vector<int> online_cpus() {
   std::vector<int> cpus;
-  if (auto s = read_first_line("/sys/devices/system/cpu/online"); s && parse_list(*s, cpus)) return cpus;
+  if (auto s = read_first_line("/sys/devices/system/cpu/online"); s && parse_cpu_set(*s, cpus)) return cpus;
   cpus.clear();
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   for (long i = 0; i < (n > 0 ? n : 1); ++i) cpus.push_back(static_cast<int>(i));
@@ -58,7 +23,7 @@ std::vector<int> online_cpus() {
 
 std::vector<int> parse_cpu_list(std::string_view text) {
   std::vector<int> cpus;
-  if (!parse_list(text, cpus)) throw_usage("invalid CPU list '{}' (expected e.g. 0,2-3)", text);
+  if (!parse_cpu_set(text, cpus)) throw_usage("invalid CPU list '{}' (expected e.g. 0,2-3)", text);
   auto online = online_cpus();
   for (int c : cpus)
     if (!std::binary_search(online.begin(), online.end(), c))

@@ -46,6 +46,16 @@ std::string hardware_problem(const std::string& name, uint64_t config) {
 
 }  // namespace
 
+std::vector<std::string_view> kinds_of_category(std::string_view word) {
+  if (word == "hw" || word == "hardware") return {"Hardware event"};
+  if (word == "sw" || word == "software") return {"Software event", "Tool event"};
+  if (word == "cache" || word == "hwcache") return {"Hardware cache event"};
+  if (word == "tracepoint") return {"Tracepoint event"};
+  if (word == "pmu") return {"Kernel PMU event"};
+  if (word == "sdt") return {"SDT event"};
+  return {};
+}
+
 bool matches_any(const std::string& name, const std::vector<std::string>& globs) {
   if (globs.empty()) return true;
   for (const auto& g : globs)

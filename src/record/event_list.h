@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sonde::record {
@@ -20,6 +21,11 @@ struct ListedEvent {
 // software, then tracepoints by system and name. Tracepoints need tracefs;
 // when it cannot be mounted, `*tracefs_problem` says why and none are listed.
 std::vector<ListedEvent> list_events(const std::vector<std::string>& globs, std::string* tracefs_problem);
+
+// perf list's event-type words (hw, sw, cache, tracepoint, pmu, sdt and
+// their long forms): the kinds each lists ("sw": software and tool events);
+// empty for any other word (a glob).
+std::vector<std::string_view> kinds_of_category(std::string_view word);
 
 // True when `name` matches one of `globs` (or `globs` is empty).
 bool matches_any(const std::string& name, const std::vector<std::string>& globs);

@@ -76,7 +76,7 @@ perf_event_attr Recorder::make_attr(const EventSpec& e, bool tracking) const {
     // perf's unwinder reads a library's .eh_frame_hdr (in its read-only,
     // non-executable segment) through them, and stops at the first frame
     // without them.
-    a.mmap_data = opts_.user_stack_bytes ? 1 : 0;
+    a.mmap_data = opts_.user_stack_bytes || opts_.data_addresses ? 1 : 0;
   }
   return a;
 }
@@ -85,6 +85,7 @@ void Recorder::open_events() {
   sample_type_ = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                  PERF_SAMPLE_PERIOD;
   if (opts_.callchain) sample_type_ |= PERF_SAMPLE_CALLCHAIN;
+  if (opts_.data_addresses) sample_type_ |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
   if (opts_.user_stack_bytes) sample_type_ |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
   bool any_tp = std::any_of(parsed_.events.begin(), parsed_.events.end(), [](auto& e) { return e.tracepoint; });
   bool any_ext = std::any_of(extensions_.begin(), extensions_.end(), [](RecordExtension* e) { return e->adds_events(); });

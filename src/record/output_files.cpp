@@ -137,7 +137,8 @@ void Recorder::write_preamble(Drain& d) {
   // validate(), before any output existed.
   if (!compressor_ && opts_.compression_level > 0)
     compressor_ = std::make_unique<format::RecordCompressor>(opts_.compression_level);
-  SynthContext ctx{*d.out, sample_type_, events_.front().ids.front(), build_ids_, opts_.user_stack_bytes != 0};
+  SynthContext ctx{*d.out, sample_type_, events_.front().ids.front(), build_ids_,
+                  opts_.user_stack_bytes != 0 || opts_.data_addresses};
   write_metadata(ctx, d);
   if (d.main) synthesize_tasks(ctx);
   d.out->write_finished_init();

@@ -81,6 +81,10 @@ struct RecordOptions {
   // running times in read_format, so the kernel writes a READ record with
   // each exiting thread's count (perf report -T shows them).
   bool per_thread_counts = false;
+  // -d: data addresses, as perf record -d: PERF_SAMPLE_ADDR and DATA_SRC in
+  // every sample, and the data mappings (mmap_data) to name them. Without a
+  // PMU only software events fill it: page faults give the faulting address.
+  bool data_addresses = false;
   bool all_user = false;                   // --all-user: exclude_kernel on every event
   bool all_kernel = false;                 // --all-kernel: exclude_user on every event
   bool user_callchain = false;             // --user-callchain: exclude_callchain_kernel (with -g/--call-graph)

@@ -81,7 +81,7 @@ std::string ColumnTable::names() const {
   for (size_t i = 0; i < columns_.size(); ++i) {
     const Field f = columns_[i];
     const std::string name = header_name(f, o_.children && !o_.layout.named);
-    if (i) fmt::format_to(it, "  ");
+    if (i) out.append(o_.field_sep.empty() ? std::string_view("  ") : std::string_view(o_.field_sep));
     if (!is_key(f)) fmt::format_to(it, "{:>{}}", name, width(f));
     else fmt::format_to(it, "{:<{}}", name.substr(0, width(f)), width(f));
   }
@@ -90,9 +90,11 @@ std::string ColumnTable::names() const {
 
 void ColumnTable::header(fmt::memory_buffer& out) const {
   auto it = fmt::appender(out);
-  fmt::format_to(it, "# {}\n# ", names());
+  fmt::format_to(it, "# {}\n", names());
+  if (!o_.field_sep.empty()) return;  // perf: no rule under a separated header
+  out.append(std::string_view("# "));
   for (size_t i = 0; i < columns_.size(); ++i) fmt::format_to(it, "{}{}", i ? "  " : "", std::string(width(columns_[i]), '.'));
-  fmt::format_to(it, "\n#\n");
+  out.append(std::string_view("\n#\n"));
 }
 
 void ColumnTable::symbol_cell(const HistEntry& e, fmt::memory_buffer& out) const {
@@ -110,16 +112,19 @@ void ColumnTable::symbol_cell(const HistEntry& e, fmt::memory_buffer& out) const
 void ColumnTable::cell(Field f, const HistEntry& e, fmt::memory_buffer& out) const {
   const uint64_t total = rows_.hists->period;
   auto it = fmt::appender(out);
+  // perf's hpp values: " %*.2f%%" and " %*lu", at width 1 under a separator.
+  const size_t value_width = o_.field_sep.empty() ? width(f) : 1;
   auto pct = [&](uint64_t v) {
-    fmt::format_to(it, "{:>{}.2f}%", total ? 100.0 * double(v) / double(total) : 0.0, width(f) - 1);
+    fmt::format_to(it, "{:>{}.2f}%", total ? 100.0 * double(v) / double(total) : 0.0, value_width - 1);
   };
+  if (!o_.field_sep.empty() && !is_key(f)) out.push_back(' ');
   switch (f) {
     case Field::kChildren: return pct(e.acc_period);
     case Field::kOverhead: return pct(e.self_period);
     case Field::kOverheadSys: return pct(e.sys_period);
     case Field::kOverheadUs: return pct(e.us_period);
-    case Field::kSample: fmt::format_to(it, "{:>{}}", e.self_samples, width(f)); return;
-    case Field::kPeriod: fmt::format_to(it, "{:>{}}", e.self_period, width(f)); return;
+    case Field::kSample: fmt::format_to(it, "{:>{}}", e.self_samples, value_width); return;
+    case Field::kPeriod: fmt::format_to(it, "{:>{}}", e.self_period, value_width); return;
     case Field::kComm: fmt::format_to(it, "{:<{}}", p_.str(e.comm), width(f)); return;
     case Field::kPid:
     case Field::kTid:
@@ -137,12 +142,17 @@ void ColumnTable::cell(Field f, const HistEntry& e, fmt::memory_buffer& out) con
   }
 }
 
-// Every cell but the last is padded to its column's width.
+// Every cell but the last is padded to its column's width. perf's
+// repsep_snprintf: a key's text has the separator's first character
+// replaced by '.'.
 void ColumnTable::row(const HistEntry& e, fmt::memory_buffer& out) const {
+  const std::string_view sep = o_.field_sep;
   for (size_t i = 0; i < columns_.size(); ++i) {
-    out.append(std::string_view("  "));
+    if (sep.empty()) out.append(std::string_view("  "));
+    else if (i) out.append(sep);
     const size_t start = out.size();
     cell(columns_[i], e, out);
+    if (!sep.empty() && is_key(columns_[i])) std::replace(out.begin() + start, out.end(), sep[0], '.');
     const size_t written = out.size() - start;
     if (i + 1 < columns_.size() && written < width(columns_[i])) out.resize(start + width(columns_[i]));
     for (size_t at = start + written; at < out.size(); ++at) out[at] = ' ';

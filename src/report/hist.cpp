@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_map>
 
+#include "util/error.h"
 #include "util/flat_index.h"
 
 namespace sonde::report {
@@ -70,7 +72,7 @@ class Builder {
   HistKey key(const SampleFacts& f, const ChainElem& e);
   HistEntry& entry(EventHists& ev, const SampleFacts& f, const ChainElem& e, bool filtered, bool kernel);
   bool thread_filtered(const ProfileSample& s) const;
-  bool dso_filtered(const ChainElem& self) const;
+  bool location_filtered(const ChainElem& self) const;
   uint32_t find_parent(const std::vector<ChainElem>& cursor) const;
   bool matches(const std::regex& re, uint32_t function, std::vector<int8_t>& cache) const;
 
@@ -82,7 +84,7 @@ class Builder {
   std::vector<uint32_t> srcline_rank_;  // -g srcline: by location, the rank of its line's text (0: none)
   std::unordered_map<std::string, uint32_t> srclines_;
   std::vector<uint32_t> location_srcline_;     // by location: its srcline id, 0 until asked
-  mutable std::vector<int8_t> dso_shown_;      // by location: --dsos keeps it (1), hides it (0), unknown (-1)
+  mutable std::vector<int8_t> location_shown_;  // by location: --dsos and --symbols keep it (1), hide it (0), unknown (-1)
   mutable std::vector<int8_t> parent_match_;   // by function: matches --parent
   mutable std::vector<int8_t> callee_match_;   // by function: matches --ignore-callees
   std::vector<std::string> srcline_text_;
@@ -220,13 +222,22 @@ bool Builder::thread_filtered(const ProfileSample& s) const {
   return !o_.comms.empty() && !has(o_.comms, p_.str(s.comm));
 }
 
-bool Builder::dso_filtered(const ChainElem& self) const {
-  if (o_.dsos.empty()) return false;
-  if (dso_shown_.empty()) dso_shown_.assign(p_.locations.size(), -1);
-  int8_t& shown = dso_shown_[self.location];
-  if (shown < 0) {
-    const std::string short_name = object_name(p_, self.location, false), long_name = object_name(p_, self.location, true);
-    shown = std::any_of(o_.dsos.begin(), o_.dsos.end(), [&](const std::string& d) { return d == short_name || d == long_name; });
+// perf's --dsos (short or long name) and --symbols (the name; an unnamed
+// frame is hidden).
+bool Builder::location_filtered(const ChainElem& self) const {
+  if (o_.dsos.empty() && !o_.symbols) return false;
+  if (location_shown_.empty()) location_shown_.assign(p_.locations.size(), -1);
+  int8_t& shown = location_shown_[self.location];
+  if (shown >= 0) return !shown;
+  auto has = [](const std::vector<std::string>& list, const std::string& v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  shown = 1;
+  if (!o_.dsos.empty())
+    shown = has(o_.dsos, object_name(p_, self.location, false)) || has(o_.dsos, object_name(p_, self.location, true));
+  if (shown && o_.symbols) {
+    const auto& fn = p_.functions[self.function];
+    shown = fn.resolved && has(*o_.symbols, std::string(p_.str(fn.name)));
   }
   return !shown;
 }
@@ -282,7 +293,7 @@ std::vector<EventHists> Builder::build() {
             self = cursor.front();
             break;
           }
-      const bool filtered = thread_filtered(s) || dso_filtered(self);
+      const bool filtered = thread_filtered(s) || location_filtered(self);
       const bool sample_kernel = p_.locations[self.location].kernel;
       HistEntry& own = entry(hists, f, self, filtered, sample_kernel);
       own.self_period += s.period, own.self_samples += s.count;
@@ -310,6 +321,22 @@ std::vector<EventHists> Builder::build() {
 }
 
 }  // namespace
+
+std::vector<std::string> perf_symbol_names(const std::vector<std::string>& given) {
+  std::vector<std::string> names = given;
+  std::sort(names.begin(), names.end());
+  // perf stops at a name given twice ("problems parsing symbol list").
+  if (auto twice = std::adjacent_find(names.begin(), names.end()); twice != names.end())
+    throw_usage("--symbols: '{}' is given twice", *twice);
+  std::erase_if(names, [](const std::string& g) {
+    // strtoul(s, &end, 16) taking all of it but trailing blanks.
+    size_t digits = g.starts_with("0x") || g.starts_with("0X") ? 2 : 0;
+    const size_t start = digits;
+    while (digits < g.size() && std::isxdigit(static_cast<unsigned char>(g[digits]))) ++digits;
+    return digits > start && g.find_first_not_of(" \t\n", digits) == std::string::npos;
+  });
+  return names;
+}
 
 std::string frame_srcline(const Profile& p, uint32_t location, GraphKey key) {
   const ProfileLocation& loc = p.locations[location];

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -40,7 +41,7 @@ struct HistEntry {
   uint64_t self_period = 0, self_samples = 0;
   uint64_t acc_period = 0, acc_samples = 0;  // with its callees
   uint64_t sys_period = 0, us_period = 0;    // of self_period
-  bool filtered = false;  // hidden by --comm/--pid/--tid/--dsos (still counted in the totals)
+  bool filtered = false;  // hidden by --comm/--pid/--tid/--dsos/--symbols (still counted in the totals)
   std::unique_ptr<CallTree> chains;  // with -g
 };
 
@@ -61,7 +62,16 @@ struct HistOptions {
   // Rows of samples outside these are hidden (perf's thread and dso filters).
   std::vector<std::string> comms, dsos;
   std::vector<uint32_t> pids, tids;
+  // perf's --symbols, as perf_symbol_names made it: the sample's own symbol
+  // is one of these (empty: none is).
+  std::optional<std::vector<std::string>> symbols;
 };
+
+// perf 6.1's list for --symbols (symbol__init): sorted, without the entries
+// that read whole as hexadecimal numbers (perf moves them to a list of
+// addresses that report never consults: they match nothing). A name given
+// twice is a usage error (perf: "problems parsing symbol list").
+std::vector<std::string> perf_symbol_names(const std::vector<std::string>& given);
 
 std::vector<EventHists> build_hists(const analysis::Profile& p, const HistOptions& options);
 

@@ -99,7 +99,9 @@ FieldLayout layout_fields(const FieldRequest& r) {
       out.sort.insert(out.sort.begin(), Field::kChildren);
     if (r.children) out.columns.push_back(Field::kChildren);
     out.columns.push_back(Field::kOverhead);
+    if (r.cpu_utilization) out.columns.insert(out.columns.end(), {Field::kOverheadSys, Field::kOverheadUs});
     if (r.show_samples) out.columns.push_back(Field::kSample);
+    if (r.total_period) out.columns.push_back(Field::kPeriod);
     if (r.fields)
       for (Field f : parse_list(r.fields->substr(1), "-F")) add_once(out.columns, f);
   }

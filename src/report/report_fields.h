@@ -50,6 +50,8 @@ struct FieldRequest {
   std::optional<std::string> sort;    // -s (default comm,dso,sym)
   bool children = true;
   bool show_samples = false;  // -n
+  bool cpu_utilization = false;  // --showcpuutilization: sys and usr after the overhead
+  bool total_period = false;     // --show-total-period: Period after Samples
 };
 
 // Throws a usage error naming an unknown field.

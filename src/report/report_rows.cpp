@@ -12,6 +12,13 @@ std::vector<Field> elided_fields(const ReportOptions& o) {
   std::vector<Field> out;
   if (o.comms.size() == 1) out.push_back(Field::kComm);
   if (o.dsos.size() == 1) out.push_back(Field::kDso);
+  if (o.symbols && o.symbols->size() == 1) out.push_back(Field::kSym);
+  // perf's sort__setup_elide: eliding every key column makes no sense, so
+  // then none is (the "# comm: X" lines stay).
+  const bool key_left = std::any_of(o.layout.columns.begin(), o.layout.columns.end(), [&](Field f) {
+    return is_key(f) && std::find(out.begin(), out.end(), f) == out.end();
+  });
+  if (!key_left) out.clear();
   return out;
 }
 
@@ -25,6 +32,7 @@ HistOptions hist_options(const ReportOptions& o) {
   ho.parent = o.parent;
   ho.ignore_callees = o.ignore_callees;
   ho.comms = o.comms, ho.dsos = o.dsos, ho.pids = o.pids, ho.tids = o.tids;
+  ho.symbols = o.symbols;
   return ho;
 }
 

@@ -23,6 +23,9 @@ struct ReportOptions {
   CallGraphOptions graph;      // its order resolved (callee or caller)
   bool quiet = false;          // -q: rows only
   bool verbose = false;        // -v: objects' paths, symbols' addresses
+  // -t/--field-separator: cells joined by it, values unpadded, its first
+  // character replaced by '.' inside keys; no dotted rule (perf's field_sep).
+  std::string field_sep;
   // -T: perf's per-thread counts table (the READ records of a `record -s`
   // recording, laid out by stat::format_thread_counts), printed last; unset
   // without -T.
@@ -32,6 +35,7 @@ struct ReportOptions {
   // Rows hidden (their samples still count in the percentages, as perf's).
   std::vector<std::string> comms, dsos;
   std::vector<uint32_t> pids, tids;
+  std::optional<std::vector<std::string>> symbols;  // --symbols: only rows of samples in these (perf_symbol_names)
   std::string symbol_filter;  // only rows whose symbol contains this
   std::shared_ptr<const std::regex> parent, ignore_callees;
   std::string time_text;   // --time as given, for the Samples line

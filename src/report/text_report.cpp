@@ -49,6 +49,7 @@ void write_text_report(const Profile& p, const std::vector<RowSet>& rows, const 
   for (Field f : o.layout.columns) {
     if (f == Field::kComm && o.comms.size() == 1) fmt::format_to(it, "# comm: {}\n", o.comms[0]);
     if (f == Field::kDso && o.dsos.size() == 1) fmt::format_to(it, "# dso: {}\n", o.dsos[0]);
+    if (f == Field::kSym && o.symbols && o.symbols->size() == 1) fmt::format_to(it, "# symbol: {}\n", (*o.symbols)[0]);
   }
   if (!o.quiet) fmt::format_to(it, "#\n# Total Lost Samples: {}\n#\n", p.lost_samples);
   for (const RowSet& rs : rows) write_event(p, rs, o, out);

@@ -14,7 +14,7 @@ using namespace sonde::format;
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, uint32_t>, 12> kNames = {{
+constexpr std::array<std::pair<std::string_view, uint32_t>, 16> kNames = {{
     {"comm", kFieldComm},
     {"pid", kFieldPid},
     {"tid", kFieldTid},
@@ -27,6 +27,10 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 12> kNames = {{
     {"sym", kFieldSym},
     {"symoff", kFieldSymOff},
     {"dso", kFieldDso},
+    {"srcline", kFieldSrcline},
+    {"srccode", kFieldSrccode},
+    {"insn", kFieldInsn},
+    {"addr", kFieldAddr},
 }};
 
 // perf prints a call chain's user frames at their address in the object
@@ -102,6 +106,11 @@ FieldSelection parse_script_fields(std::string_view list) {
   // As perf: an offset into a symbol that is not printed means nothing.
   if ((sel.other & kFieldSymOff) && !(sel.other & kFieldSym)) throw_usage("-F symoff needs sym");
   if ((sel.tracepoint & kFieldSymOff) && !(sel.tracepoint & kFieldSym)) sel.tracepoint &= ~kFieldSymOff;
+  // perf's words (it checks each event the recording has; tracepoints
+  // without ip just print no line).
+  if ((sel.other & kFieldSrcline) && !(sel.other & kFieldIp))
+    throw_usage("Display of source line number requested but sample IP is not selected (-F srcline needs ip)");
+  if (!(sel.tracepoint & kFieldIp)) sel.tracepoint &= ~kFieldSrcline;
   return sel;
 }
 
@@ -140,6 +149,9 @@ void ScriptPrinter::print_fields(const Sample& s) {
     fmt::format_to(out, "{:>{}}: ", s.event->name, event_width_);
   }
   if (f & kFieldTrace) append_trace(s, "");
+  // perf's perf_sample__fprintf_addr (the data symbol it adds for page
+  // faults is not printed yet: docs/compatibility.md).
+  if ((f & kFieldAddr) && (s.event->attr.sample_type & PERF_SAMPLE_ADDR)) fmt::format_to(out, "{:>16x}", s.addr);
   if (chain) {
     buf_.push_back('\n');
     for (const analysis::Frame& fr : frames_) {
@@ -152,7 +164,9 @@ void ScriptPrinter::print_fields(const Sample& s) {
     append_frame_fields(frames_.front(), s.pid, f, false);  // the sampled address
   }
   // (Without ip and a chain, sym, symoff and dso add nothing, as in perf.)
+  if ((f & kFieldInsn) && !frames_.empty()) append_insn(frames_.front());
   buf_.push_back('\n');
+  if ((f & kFieldSrccode) && !frames_.empty()) append_srccode(frames_.front(), s.pid, s.tid);
   if (buf_.size() > (1 << 16)) flush();
 }
 
@@ -180,7 +194,12 @@ uint32_t ScriptPrinter::sample_fields(const Sample& s) const {
 void ScriptPrinter::append_frame_fields(const analysis::Frame& fr, uint32_t pid, uint32_t f, bool in_chain) {
   auto out = fmt::appender(buf_);
   fmt::format_to(out, "{:>16x}", in_chain ? chain_address(fr) : fr.addr);
-  if (!(f & (kFieldSym | kFieldSymOff | kFieldDso))) return;
+  if (f & (kFieldSym | kFieldSymOff | kFieldDso)) append_symbol_fields(fr, pid, f);
+  if (f & kFieldSrcline) append_srcline(fr, pid);
+}
+
+void ScriptPrinter::append_symbol_fields(const analysis::Frame& fr, uint32_t pid, uint32_t f) {
+  auto out = fmt::appender(buf_);
   // The mapping's name (util/mapped_path.h); the symbols name only a kernel module.
   std::string_view dso = fr.map ? fr.map->name : std::string_view("[unknown]");
   analysis::SymbolName sym;
@@ -194,6 +213,44 @@ void ScriptPrinter::append_frame_fields(const analysis::Frame& fr, uint32_t pid,
     else fmt::format_to(out, " {}", sym.name);
   }
   if (f & kFieldDso) fmt::format_to(out, " ({})", dso);
+}
+
+// perf's map__fprintf_srcline: "\n  file.c:12" from DWARF; a kernel frame
+// without a vmlinux "[kernel.kallsyms][ADDR]"; nothing for code without
+// lines or without a mapping.
+void ScriptPrinter::append_srcline(const analysis::Frame& fr, uint32_t pid) {
+  auto out = fmt::appender(buf_);
+  if (fr.kernel) {
+    fmt::format_to(out, "\n  [kernel.kallsyms][{:x}]", fr.addr);
+    return;
+  }
+  SourceLine line;
+  if (!fr.map || !symbols_ || !symbols_->source_line(fr, pid, line)) return;
+  const size_t slash = line.file.rfind('/');
+  fmt::format_to(out, "\n  {}:{}", slash == std::string_view::npos ? line.file : line.file.substr(slash + 1), line.line);
+}
+
+// perf's map__fprintf_srccode: "|LINE     text" for the sampled address,
+// once per thread until its line changes.
+void ScriptPrinter::append_srccode(const analysis::Frame& fr, uint32_t pid, uint32_t tid) {
+  SourceLine line;
+  if (fr.kernel || !fr.map || !symbols_ || !symbols_->source_line(fr, pid, line)) return;
+  LastSource& last = last_source_[tid];
+  if (last.file == line.file && last.line == line.line) return;
+  const std::string file(line.file);
+  auto text = source_text_.line(file, line.line);
+  if (!text) return;
+  fmt::format_to(fmt::appender(buf_), "|{:<8} {}\n", line.line, *text);
+  last.file = file, last.line = line.line;
+}
+
+// perf 6.1 without --xed: " insn: 48 89 d0".
+void ScriptPrinter::append_insn(const analysis::Frame& fr) {
+  if (!insn_bytes_) return;
+  auto bytes = insn_bytes_->at(fr);
+  if (bytes.empty()) return;
+  buf_.append(std::string_view(" insn:"));
+  for (uint8_t b : bytes) fmt::format_to(fmt::appender(buf_), " {:02x}", b);
 }
 
 }  // namespace sonde::script

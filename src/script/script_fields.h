@@ -22,6 +22,10 @@ enum ScriptField : uint32_t {
   kFieldSym = 1u << 9,
   kFieldSymOff = 1u << 10,
   kFieldDso = 1u << 11,
+  kFieldSrcline = 1u << 12,  // each frame's file:line below it
+  kFieldSrccode = 1u << 13,  // the sampled line's source text below the sample
+  kFieldInsn = 1u << 14,     // the sampled instruction's bytes
+  kFieldAddr = 1u << 15,     // the sample's data address (record -d)
 };
 
 // The fields printed for each kind of event. perf keeps one set per event

@@ -96,7 +96,9 @@ void append_sample_header(fmt::memory_buffer& buf, std::string_view comm, const 
 
 ScriptPrinter::ScriptPrinter(const analysis::RecordingWalker& walker, analysis::FrameSymbols* symbols, ScriptOptions options,
                              std::FILE* out)
-    : walker_(walker), symbols_(symbols), options_(options), out_(out) {}
+    : walker_(walker), symbols_(symbols), options_(options), out_(out) {
+  if (options_.instruction_length) insn_bytes_ = std::make_unique<InsnBytes>(options_.instruction_length);
+}
 
 ScriptPrinter::~ScriptPrinter() {
   try {
@@ -208,7 +210,7 @@ void ScriptPrinter::append_trace(const Sample& s, std::string_view sep) {
 bool ScriptPrinter::selected(const Sample& s) {
   const analysis::ProfileFilter& f = options_.filter;
   auto has = [](const auto& list, const auto& v) { return std::find(list.begin(), list.end(), v) != list.end(); };
-  if (!f.time.contains(s.time)) return false;
+  if (!f.time.contains(s.time) || !f.accepts_cpu(s)) return false;
   if (!f.pids.empty() && !has(f.pids, s.pid)) return false;
   if (!f.tids.empty() && !has(f.tids, s.tid)) return false;
   if (!f.comms.empty() && !has(f.comms, walker_.space().comm(s.pid, s.tid))) return false;

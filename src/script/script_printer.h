@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,7 +16,9 @@
 #include "analysis/frame_symbols.h"
 #include "analysis/profile_builder.h"
 #include "analysis/recording_walker.h"
+#include "script/insn_bytes.h"
 #include "script/script_fields.h"
+#include "script/source_text.h"
 #include "util/flat_index.h"
 
 namespace sonde::script {
@@ -41,6 +44,9 @@ struct ScriptOptions {
   // --header: the text printed once before anything else (asked when the
   // first record arrives, so that the recording's features are known).
   std::function<std::string()> header;
+  // -F insn: the length of the instruction the bytes start with (unset: no
+  // insn field is printed).
+  InstructionLength instruction_length;
 };
 
 class ScriptPrinter {
@@ -62,11 +68,16 @@ class ScriptPrinter {
   void print_header_once();
   // perf script's start of a side-band line (comm, pid/tid, cpu, time).
   void append_sideband_start(const format::RecordView& rec);
+  bool sideband_cpu_shown(const format::RecordView& rec) const;
   void print_frame(const analysis::Frame& f, uint32_t pid);
   void print_fields(const format::Sample& s);  // script_fields.cpp
   uint32_t sample_fields(const format::Sample& s) const;
   void append_time(uint64_t time);
   void append_frame_fields(const analysis::Frame& f, uint32_t pid, uint32_t fields, bool in_chain);
+  void append_symbol_fields(const analysis::Frame& f, uint32_t pid, uint32_t fields);
+  void append_srcline(const analysis::Frame& f, uint32_t pid);
+  void append_srccode(const analysis::Frame& f, uint32_t pid, uint32_t tid);
+  void append_insn(const analysis::Frame& f);
   // Tracepoint fields or the extra fields (SDT arguments), after `sep`.
   void append_trace(const format::Sample& s, std::string_view sep);
   void format_frame(const analysis::Frame& f, uint32_t pid, fmt::memory_buffer& buf);
@@ -95,6 +106,13 @@ class ScriptPrinter {
   std::unordered_map<uint64_t, format::TracepointFormat> formats_;
   ExtraFields extra_;
   size_t event_width_ = 0;  // -F event: the longest event name
+  struct LastSource {
+    std::string file;
+    uint32_t line = 0;
+  };
+  std::unordered_map<uint32_t, LastSource> last_source_;  // -F srccode: by thread, the line printed last
+  SourceText source_text_;
+  std::unique_ptr<InsnBytes> insn_bytes_;  // -F insn, when options_.instruction_length is set
   bool header_done_ = false;
 };
 

@@ -1,5 +1,7 @@
 // --show-mmap-events and --show-task-events: perf script's lines for
 // MMAP/MMAP2 and COMM/FORK/EXIT records, between the samples in time order.
+#include <algorithm>
+
 #include "script/record_text.h"
 #include "script/script_printer.h"
 #include "format/records.h"
@@ -20,9 +22,23 @@ void ScriptPrinter::print_record(const RecordView& rec) {
   print_header_once();
   const uint32_t type = rec.header.type;
   if (!(options_.show_mmap_events && is_mmap(type)) && !(options_.show_task_events && is_task(type))) return;
+  if (!sideband_cpu_shown(rec)) return;
   append_sideband_start(rec);
   append_record_text(rec, buf_);
   if (buf_.size() > (1 << 16)) flush();
+}
+
+// -C: perf's filter_cpu, for records whose sample_id carries a CPU.
+bool ScriptPrinter::sideband_cpu_shown(const RecordView& rec) const {
+  const std::vector<int>& cpus = options_.filter.cpus;
+  if (cpus.empty()) return true;
+  SampleId id;
+  const Session& session = walker_.session();
+  session.decode_sample_id(rec, id);
+  const EventInfo* ev = id.id ? session.event_for_id(id.id) : nullptr;
+  if (!ev && !session.events().empty()) ev = &session.events().front();
+  if (!ev || !ev->attr.sample_id_all || !(ev->attr.sample_type & PERF_SAMPLE_CPU)) return true;
+  return std::binary_search(cpus.begin(), cpus.end(), static_cast<int>(id.cpu));
 }
 
 // perf names a thread it has no COMM for ":TID", the idle thread "swapper",

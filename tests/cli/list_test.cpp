@@ -93,3 +93,26 @@ TEST(List, SdtProbesOfTheProbeCacheAreListedWithTheirBinary) {
   }
   EXPECT_EQ(got, want);
 }
+
+// perf list's event-type words and --details (which adds nothing to the
+// events either tool lists here: no PMU event encodings, no metrics).
+TEST(ListCategories, KindsAndDetailsAsPerf) {
+  auto software = [](const std::string& text) {
+    std::string out;
+    for (const auto& l : lines(text))
+      if (l.find("[Software event]") != std::string::npos) out += l + "\n";
+    return out;
+  };
+  auto ours = run({sonde_bin(), "list", "sw"});
+  ASSERT_EQ(ours.exit_code, 0) << ours.err;
+  EXPECT_EQ(ours.out, software(ours.out)) << "sw lists software events only";
+  EXPECT_EQ(ours.out, software(sh("perf list sw 2>/dev/null").out));
+  auto tracepoints = run({sonde_bin(), "list", "--details", "tracepoint"});
+  ASSERT_EQ(tracepoints.exit_code, 0) << tracepoints.err;
+  EXPECT_GT(lines(tracepoints.out).size(), 100u);
+  EXPECT_EQ(first_difference(tracepoints.out, sh("perf list --details tracepoint 2>/dev/null").out), "");
+  EXPECT_EQ(run({sonde_bin(), "list", "-d", "cs"}).out, run({sonde_bin(), "list", "cs"}).out);
+  // A kind and a glob: both, as perf prints each word's events.
+  auto mixed = run({sonde_bin(), "list", "sw", "sched:sched_switch"});
+  EXPECT_EQ(mixed.out, ours.out + "  sched:sched_switch                                 [Tracepoint event]\n");
+}

@@ -102,7 +102,7 @@ TEST_F(ScriptFields, BadFieldsAreUsageErrorsBeforeAnyOutput) {
   auto unknown = run({sonde_bin(), "script", "-i", data, "-F", "comm,nope"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err,
-            "sonde: unknown field 'nope' in -F (fields: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,dso)\n");
+            "sonde: unknown field 'nope' in -F (fields: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,dso,srcline,srccode,insn,addr)\n");
   EXPECT_EQ(unknown.out, "");
   auto empty = run({sonde_bin(), "script", "-i", data, "-F", "comm,,tid"});
   EXPECT_EQ(empty.exit_code, 2);
@@ -122,7 +122,7 @@ TEST_F(ScriptFields, BadFieldsAreUsageErrorsBeforeAnyOutput) {
   auto unknown_added = run({sonde_bin(), "script", "-i", data, "-F", "+nope"});
   EXPECT_EQ(unknown_added.exit_code, 2);
   EXPECT_EQ(unknown_added.err,
-            "sonde: unknown field 'nope' in -F (fields: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,dso)\n");
+            "sonde: unknown field 'nope' in -F (fields: comm,pid,tid,cpu,time,period,event,trace,ip,sym,symoff,dso,srcline,srccode,insn,addr)\n");
   auto offset_left = run({sonde_bin(), "script", "-i", data, "-F", "-sym"});
   EXPECT_EQ(offset_left.exit_code, 2);
   EXPECT_EQ(offset_left.err, "sonde: -F symoff needs sym\n");

@@ -128,3 +128,38 @@ TEST_F(ScriptFilters, BadTimesAreOneLineUsageErrorsBeforeOutput) {
   EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
   EXPECT_EQ(r.out, "");
 }
+
+// -C: only the samples on these CPUs, and the side-band records whose
+// sample_id names one of them (perf's filter_cpu).
+TEST_F(ScriptFilters, CpuListSelectsWhatPerfSelects) {
+  auto cpus = lines(sh("perf script -i " + data_ + " -F cpu 2>/dev/null | sort -u | tr -d '[] '").out);
+  ASSERT_FALSE(cpus.empty());
+  for (std::string list : {cpus[0], cpus.back(), std::string("0-1"), std::string("0,1")}) {
+    SCOPED_TRACE(list);
+    expect_same({"-C", list}, "-C " + list);
+    expect_same({"--cpu", list, "--show-task-events", "--show-mmap-events"},
+                "--cpu " + list + " --show-task-events --show-mmap-events");
+  }
+  auto bad = run({sonde_bin(), "script", "-i", data_, "-C", "2-1"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err, "sonde: -C: invalid CPU list '2-1' (expected e.g. 0,2-3)\n");
+}
+
+// A recording whose samples carry no CPU (perf record's default for a
+// command) cannot be filtered by CPU: perf's message, exit 1, nothing printed.
+TEST_F(ScriptFilters, CpuListOnARecordingWithoutCpusFailsAsPerf) {
+  const std::string data = *dir_ / "nocpu.data";
+  auto r = sh("perf record -q -o " + data + " -- " + (*dir_ / "hot_loop") + " 0.05 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto perf = sh("perf script -i " + data + " -C 0 2>&1");
+  EXPECT_NE(perf.out.find("File does not contain CPU events. Remove -C option to proceed."), std::string::npos);
+  for (const char* cmd : {"script", "report"}) {
+    auto ours = run({sonde_bin(), cmd, "-i", data, "-C", "0"});
+    EXPECT_EQ(ours.exit_code, 1) << cmd;
+    EXPECT_EQ(ours.err, "sonde: File does not contain CPU events. Remove -C option to proceed.\n") << cmd;
+    if (std::string(cmd) == "script") {
+      EXPECT_EQ(ours.out, "");
+    }
+  }
+}
