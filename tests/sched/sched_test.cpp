@@ -152,7 +152,9 @@ TEST_F(Sched, OffCpuTimeAndThePagesTimelineAreTimehistsWaitTime) {
     std::smatch m;
     if (!std::regex_match(l, m, row)) continue;
     tid = m[1];
-    if (std::stod(m[2]) >= 1.0) waits_ms.push_back(std::stod(m[2]));  // the sleeps (each at least 5 ms)
+    // The sleeps: each at least 5 ms (the kernel's promise). Shorter waits
+    // are preemptions, which a loaded machine adds and the test leaves out.
+    if (std::stod(m[2]) >= 5.0) waits_ms.push_back(std::stod(m[2]));
   }
   ASSERT_GE(waits_ms.size(), 19u) << th.out;
   // The thread's off-CPU samples (blocked and runnable), in ns.
