@@ -66,8 +66,12 @@ void register_annotate(CLI::App& app, int& /*exit_code*/) {
   auto* cmd = app.add_subcommand("annotate", "Cost per instruction and source line of the hottest (or named) symbols");
   cmd->add_option("symbols", args->symbols, "Symbols to annotate (default: every symbol above --percent-limit)");
   cmd->add_option("-i,--input", args->input, kInputHelp);
-  cmd->add_option("-s,--symbol", args->symbol_options, "Annotate this symbol (as the positional SYMBOL)");
-  cmd->add_option("-d,--dsos", args->dsos, "Only samples in these objects (path or file name)")->delimiter(',');
+  // One value per -s/-d (a comma list for -d): a word after them is a positional symbol.
+  cmd->add_option("-s,--symbol", args->symbol_options, "Annotate this symbol (as the positional SYMBOL)")
+      ->allow_extra_args(false);
+  cmd->add_option("-d,--dsos", args->dsos, "Only samples in these objects (path or file name)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   cmd->add_flag("--stdio", args->stdio, "Text output (the default and only one)");
   cmd->add_flag("--stdio2", args->stdio2, "Accepted for perf's scripts: the --stdio layout");
   cmd->add_flag("-l,--print-line", args->print_line, "First a summary of the cost per source line (inlined copies added)");

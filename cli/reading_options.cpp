@@ -26,7 +26,10 @@ void check_elf_argument(const char* flag, const std::string& path, const char* w
 void SymbolArgs::add_to(CLI::App* cmd) {
   cmd->add_flag("--no-demangle", no_demangle, "Keep C++ names as in the symbol table");
   cmd->add_option("--buildid-dir", buildid_dir, "Build-id cache root (default: $SONDE_BUILDID_DIR or ~/.debug)");
-  cmd->add_option("--debug-dir", debug_dirs, "Roots of separate debug files (default /usr/lib/debug)");
+  // One value per --debug-dir (repeatable): a word after it is the
+  // subcommand's own (annotate's symbol), not a second directory.
+  cmd->add_option("--debug-dir", debug_dirs, "Roots of separate debug files (default /usr/lib/debug)")
+      ->allow_extra_args(false);
 }
 
 SymbolizerOptions SymbolArgs::options(const std::string& input) const {

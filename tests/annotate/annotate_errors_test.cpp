@@ -42,6 +42,22 @@ TEST_F(AnnotateErrors, SymbolNotInTheRecording) {
   EXPECT_EQ(skipped.exit_code, 0) << skipped.err;
 }
 
+// A list option takes one value per occurrence, as perf's: the symbol
+// after `--debug-dir D` or `-d OBJ` is the symbol to annotate, not a second
+// directory or object (it used to be swallowed, and nothing was printed).
+TEST_F(AnnotateErrors, ASymbolAfterAListOptionIsTheSymbol) {
+  // caller(), not the hottest symbol: a swallowed name would annotate
+  // every symbol instead, hot_loop() first.
+  auto plain = annotate({"caller"});
+  ASSERT_EQ(plain.out.find("hot_loop"), std::string::npos) << plain.out;
+  for (const auto& list_option : std::vector<std::vector<std::string>>{
+           {"--debug-dir", dir_ / "nodebug", "caller"}, {"-d", "annotate_loop", "caller"}}) {
+    auto r = annotate(list_option);
+    EXPECT_EQ(r.exit_code, plain.exit_code) << list_option[0] << ": " << r.err;
+    EXPECT_EQ(r.out, plain.out) << list_option[0];
+  }
+}
+
 TEST_F(AnnotateErrors, BadOptionsAreUsageErrors) {
   expect_one_line(annotate({"--percent-type", "local"}), 2, "--percent-type: 'local' is not");
   expect_one_line(annotate({"-M", "arm"}), 2, "-M: 'arm' is not att or intel");
