@@ -6,7 +6,7 @@
 #   2. recorder + kernel CPU per sample: task-clock of the recorder and its
 #      workload minus the bare workload's (the BPF walk runs in the
 #      workload's context, a stack copy in the kernel's: both are counted)
-#   3. lost samples (perf report's "Total Lost Samples")
+#   3. lost samples (perf report's "Total Lost Samples"), also at -F max -a
 #   4. root reach: samples whose chain reaches _start, __libc_start_main or clone
 # Usage: bench/cfi.sh [SONDE_BIN] [--write-docs]   (root)
 set -euo pipefail
@@ -52,6 +52,28 @@ row() {  # label tool mode... -> one table row
     printf "| %s | %d | %d | %.1f | %d | %.1f%% |\n", l, s, (s ? b / s : 0), (s ? (c - bare) / s * 1e6 : 0), lost, (s ? 100 * r / s : 0) }'
 }
 
+# -F max -a: every CPU at the kernel's highest rate for half a second while
+# xz -9 runs in a loop (a fixed window: a workload slowed by the sampling
+# would otherwise stretch the run); samples, bytes per sample, and samples
+# lost (the recording's own count, as perf report's header prints it).
+row_max() {  # label tool mode...
+  local label=$1 tool=$2; shift 2
+  local data=$scratch/max.data
+  ( while :; do "${work[@]}" >/dev/null; done ) & local loop=$!
+  if [[ $tool == sonde ]]; then "$sonde" record -q -a -F max "$@" -o "$data" -- sleep 0.5 >/dev/null 2>&1
+  else perf record -q -a -F max "$@" -o "$data" -- sleep 0.5 >/dev/null 2>&1; fi
+  kill "$loop"; wait "$loop" 2>/dev/null || true
+  local reader=$sonde; [[ $tool == perf ]] && reader=perf
+  local head samples lost bytes
+  head=$("$reader" report -i "$data" --stdio --no-children -g none 2>/dev/null | head -40 || true)  # head closes the pipe
+  lost=$(awk '/Total Lost Samples/ {print $NF; exit}' <<<"$head")
+  samples=$("$sonde" report -i "$data" --stats 2>/dev/null | awk '/ SAMPLE events:/ {print $3; exit}')
+  bytes=$(stat -c %s "$data")
+  awk -v l="$label" -v s="$samples" -v b="$bytes" -v lost="${lost:-0}" 'BEGIN {
+    printf "| %s | %d | %d | %d |\n", l, s, (s ? b / s : 0), lost }'
+  rm -f "$data"
+}
+
 out=$scratch/section.md
 {
   echo "\`bench/cfi.sh\`: Debian's \`xz -9 -T1\` compressing libc ($(stat -c %s "$scratch/input") bytes), recorded once per mode at the default 4000 Hz; sonde built RelWithDebInfo; $(uname -r), $(date -u +%F). CPU per sample: task-clock of recorder and workload minus the bare workload's ${bare} s, over the samples (the BPF walk runs in the workload's context, stack copies in the kernel's)."
@@ -65,6 +87,18 @@ out=$scratch/section.md
   row "perf --call-graph dwarf" perf --call-graph dwarf
   echo
   echo "Root reach: share of samples whose chain reaches \`_start\`, \`__libc_start_main\` or \`clone\` (sonde's recordings read by sonde script, perf's by perf script)."
+  echo
+  echo "At \`-F max -a\` ($(cat /proc/sys/kernel/perf_event_max_sample_rate) Hz on each of $(nproc) CPUs) for 0.5 s while \`xz -9\` runs in a loop: samples kept, bytes per sample, and samples lost (the recording's count: perf report's \"Total Lost Samples\"; samples: the SAMPLE records, sonde report --stats)."
+  echo
+  echo "| mode | samples | bytes/sample | lost |"
+  echo "|---|---|---|---|"
+  row_max "sonde -g" sonde -g
+  row_max "sonde --call-graph cfi" sonde --call-graph cfi
+  row_max "sonde --call-graph dwarf" sonde --call-graph dwarf
+  row_max "perf -g" perf -g
+  row_max "perf --call-graph dwarf" perf --call-graph dwarf
+  echo
+  echo "Each xz of the loop lives about a second, and with \`-a\` a process's tables are loaded when its first samples ask: most cfi samples of this window meet a process not known yet and keep their leaf frames only (the recorder's end line counts them), so this table measures losses, not root reach."
 } >"$out"
 cat "$out"
 [[ $write_docs == --write-docs ]] && write_section "$here/docs/benchmarks.md" cfi "CFI unwinding in BPF: --call-graph cfi vs -g and dwarf" "$out"
