@@ -186,6 +186,29 @@ static __always_inline __u64 cfa_of(struct walk *w, __u64 row, __u32 *rbp_slot) 
   return 0;
 }
 
+/* Moves the walk to the caller's frame (pc, sp, bp) and records pc;
+ * `exact`: pc is an interrupted instruction, not a return address. A pc of
+ * 0 ends the walk at the root. 1 to stop. */
+static __always_inline long push_frame(struct walk_ref *ref, __u64 pc, __u64 sp, __u64 bp, __u32 exact) {
+  struct walk *w = ref->w;
+  if (pc == 0) {
+    w->stop = SONDE_STOP_ROOT;
+    return 1;
+  }
+  __u32 at = w->n;
+  if (at >= SONDE_CFI_MAX_FRAMES) {
+    w->stop = SONDE_STOP_DEPTH;
+    return 1;
+  }
+  ref->ips[at] = pc;
+  w->n++;
+  w->pc = pc;
+  w->sp = sp;
+  w->bp = bp;
+  w->exact_pc = exact;
+  return 0;
+}
+
 /* Through a signal trampoline: the interrupted context's registers from the
  * ucontext at sp (SONDE_CFA_SIGNAL); its pc is the instruction the signal
  * interrupted, looked up as it is. 1 to stop. */
@@ -198,23 +221,8 @@ static __always_inline long signal_step(struct walk_ref *ref) {
     w->stop = SONDE_STOP_READ;
     return 1;
   }
-  if (ip == 0) {
-    w->stop = SONDE_STOP_ROOT;
-    return 1;
-  }
-  __u32 at = w->n;
-  if (at >= SONDE_CFI_MAX_FRAMES) {
-    w->stop = SONDE_STOP_DEPTH;
-    return 1;
-  }
-  ref->ips[at] = ip;
-  w->n++;
   w->cfi_frames++;
-  w->pc = ip;
-  w->sp = sp;
-  w->bp = bp;
-  w->exact_pc = 1;
-  return 0;
+  return push_frame(ref, ip, sp, bp, 1);
 }
 
 /* One frame up; 1 to stop. */
@@ -236,22 +244,7 @@ static long step(__u64 index, void *ctx) {
     w->stop = SONDE_STOP_READ;
     return 1;
   }
-  if (ra == 0) {
-    w->stop = SONDE_STOP_ROOT;
-    return 1;
-  }
-  __u32 at = w->n;
-  if (at >= SONDE_CFI_MAX_FRAMES) {
-    w->stop = SONDE_STOP_DEPTH;
-    return 1;
-  }
-  ref->ips[at] = ra;
-  w->n++;
-  w->pc = ra;
-  w->sp = cfa;
-  w->bp = bp;
-  w->exact_pc = 0;
-  return 0;
+  return push_frame(ref, ra, cfa, bp, 0);
 }
 
 

@@ -270,8 +270,7 @@ void replay(format::RecordReader& reader, const TracerOptions& topts, SyscallSig
     }
   });
   if (o.summary_only || o.summary) {
-    std::string text = o.summary_mode == SummaryMode::Total ? summary_text(o, tracer.threads(), comm)
-                                       : format_summary(tracer.threads(), tracer.events(), comm);
+    std::string text = summary_text(o, tracer.threads(), comm);
     std::fwrite(text.data(), 1, text.size(), out);
   }
   std::fflush(out);
